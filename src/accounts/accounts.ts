@@ -1,0 +1,222 @@
+// Accounts, API keys and login sessions. Secrets are returned once and stored only as hashes.
+import { randomBytes } from 'node:crypto';
+import type { Ledger } from '../billing/ledger.js';
+import { FREE_CREDITS_AT_REGISTRATION } from '../billing/prices.js';
+import { AppError, invalid } from '../errors.js';
+import { type Db, isUniqueViolation } from '../store/db.js';
+import { newId } from '../store/ids.js';
+import {
+  API_KEY_PREFIX,
+  DUMMY_PASSWORD_HASH,
+  displayPrefix,
+  hashPassword,
+  hashToken,
+  newSecret,
+  SESSION_PREFIX,
+  verifyPassword,
+} from './secrets.js';
+
+export const MAX_KEYS_PER_ACCOUNT = 100;
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+  kind: 'api' | 'session';
+}
+
+export function normaliseEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  // Deliberately loose: one @, something on both sides, a dot in the domain, no spaces.
+  if (email.length > 320 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+    throw invalid('email', 'must be an e-mail address');
+  }
+  return email;
+}
+
+export function checkPassword(password: string): void {
+  if (password.length < 8) throw invalid('password', 'must be at least 8 characters');
+  if (password.length > 1024) throw invalid('password', 'must be at most 1024 characters');
+}
+
+export class Accounts {
+  constructor(
+    private readonly db: Db,
+    private readonly ledger: Ledger,
+    private readonly sessionTtlMs: number,
+  ) {}
+
+  async register(rawEmail: string, password: string) {
+    const email = normaliseEmail(rawEmail);
+    checkPassword(password);
+    const passwordHash = await hashPassword(password);
+    const accountId = newId('acc');
+    const now = Date.now();
+    const secret = newSecret(API_KEY_PREFIX);
+    const keyId = newId('key');
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        await tx
+          .insertInto('accounts')
+          .values({
+            id: accountId,
+            email,
+            password_hash: passwordHash,
+            webhook_secret: `whsec_${randomBytes(24).toString('base64')}`,
+            balance: 0,
+            created_at: now,
+          })
+          .execute();
+        await tx
+          .insertInto('api_keys')
+          .values({
+            id: keyId,
+            account_id: accountId,
+            name: 'default',
+            prefix: displayPrefix(secret),
+            key_hash: hashToken(secret),
+            kind: 'api',
+            created_at: now,
+            last_used_at: null,
+            revoked_at: null,
+            expires_at: null,
+          })
+          .execute();
+        await this.ledger.grant(accountId, FREE_CREDITS_AT_REGISTRATION, 'Free credits at registration', tx);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new AppError('conflict', 'An account with this e-mail already exists');
+      throw err;
+    }
+    return { accountId, email, apiKey: secret, keyId, credits: FREE_CREDITS_AT_REGISTRATION };
+  }
+
+  /** Checks e-mail and password and issues a 24-hour session token. Same answer for both failures. */
+  async login(rawEmail: string, password: string) {
+    const email = rawEmail.trim().toLowerCase();
+    const account = await this.db
+      .selectFrom('accounts')
+      .select(['id', 'email', 'password_hash'])
+      .where('email', '=', email)
+      .executeTakeFirst();
+    const ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!account || !ok) throw new AppError('unauthorized', 'Invalid e-mail or password');
+    const token = newSecret(SESSION_PREFIX);
+    const now = Date.now();
+    const expiresAt = now + this.sessionTtlMs;
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id: newId('sess'),
+        account_id: account.id,
+        name: 'session',
+        prefix: displayPrefix(token),
+        key_hash: hashToken(token),
+        kind: 'session',
+        created_at: now,
+        last_used_at: null,
+        revoked_at: null,
+        expires_at: expiresAt,
+      })
+      .execute();
+    return { accountId: account.id, email: account.email, token, expiresAt };
+  }
+
+  async createKey(accountId: string, name: string) {
+    const trimmed = name.trim();
+    if (!trimmed) throw invalid('name', 'must not be empty');
+    const active = await this.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'api')
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(active?.n ?? 0) >= MAX_KEYS_PER_ACCOUNT) {
+      throw new AppError(
+        'conflict',
+        `An account may hold at most ${MAX_KEYS_PER_ACCOUNT} active keys; revoke one first`,
+      );
+    }
+    const secret = newSecret(API_KEY_PREFIX);
+    const row = {
+      id: newId('key'),
+      account_id: accountId,
+      name: trimmed,
+      prefix: displayPrefix(secret),
+      key_hash: hashToken(secret),
+      kind: 'api' as const,
+      created_at: Date.now(),
+      last_used_at: null,
+      revoked_at: null,
+      expires_at: null,
+    };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return { id: row.id, name: row.name, key: secret, prefix: row.prefix, createdAt: row.created_at };
+  }
+
+  async listKeys(accountId: string) {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'api')
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      prefix: r.prefix,
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+      revokedAt: r.revoked_at,
+    }));
+  }
+
+  /** Revokes one of the caller's keys; another account's or an unknown id is a 404. Idempotent. */
+  async revokeKey(accountId: string, keyId: string) {
+    const now = Date.now();
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('id', '=', keyId)
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'api')
+      .where('revoked_at', 'is', null)
+      .execute();
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'key_hash', 'revoked_at'])
+      .where('id', '=', keyId)
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'api')
+      .executeTakeFirst();
+    if (!row || row.revoked_at === null) throw new AppError('not_found', 'API key not found');
+    return { id: row.id, revoked: true as const, revokedAt: row.revoked_at, keyHash: row.key_hash };
+  }
+
+  async getAccount(accountId: string) {
+    const row = await this.db
+      .selectFrom('accounts')
+      .select(['id', 'email', 'balance', 'created_at', 'webhook_secret'])
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    if (!row) throw new AppError('not_found', 'account not found');
+    return {
+      id: row.id,
+      email: row.email,
+      credits: row.balance,
+      createdAt: row.created_at,
+      webhookSecret: row.webhook_secret,
+    };
+  }
+
+  async findByEmail(rawEmail: string) {
+    return this.db
+      .selectFrom('accounts')
+      .select(['id', 'email', 'balance'])
+      .where('email', '=', rawEmail.trim().toLowerCase())
+      .executeTakeFirst();
+  }
+}

@@ -1,0 +1,35 @@
+// The price table, in credits (DESIGN §5). Every paid route and job takes its price from here.
+
+export const FREE_CREDITS_AT_REGISTRATION = 100;
+
+export const prices = {
+  /** Metadata, native transcript, scrape, map, comments, listings, microblog post. */
+  syncRequest: 1,
+  /** Speech recognition, per started minute of audio. */
+  speechPerMinute: 2,
+  /** OCR, per started minute of video. */
+  ocrPerMinute: 1,
+  describeBase: 5,
+  describePerFrame: 1,
+  /** Extraction, per started minute of video, never below the minimum. */
+  extractPerMinute: 5,
+  extractMinimum: 5,
+  crawlBase: 1,
+  crawlPerPage: 1,
+  batchBase: 1,
+  batchPerVideo: 1,
+} as const;
+
+export const startedMinutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
+
+/** Human-readable table for README and /docs: [operation, price]. */
+export const priceTable: ReadonlyArray<readonly [string, string]> = [
+  ['Synchronous request (metadata, native transcript, scrape, map, comments, listings, post)', '1 credit'],
+  ['Speech recognition (transcript `mode=generate`/`auto` fallback)', '2 credits per started minute'],
+  ['On-screen text (OCR)', '1 credit per started minute'],
+  ['Describe', '5 credits + 1 per frame'],
+  ['Extract', '5 credits per started minute (minimum 5)'],
+  ['Crawl', '1 credit + 1 per page'],
+  ['Batch (transcripts or video metadata)', '1 credit + 1 per video'],
+  ['Polling, account, keys, usage, jobs, packages', 'free'],
+];

@@ -1,0 +1,157 @@
+// The one place that reads process.env: every setting is parsed, validated and frozen here.
+import path from 'node:path';
+
+export type CheckoutMode = 'stripe' | 'test' | 'off';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  readonly publicUrl: string;
+  readonly rateLimit: { readonly rps: number; readonly burst: number };
+  readonly authRateLimit: { readonly perMinute: number };
+  readonly allowPrivateNetwork: boolean;
+  readonly upstreams: Readonly<Record<string, string>>;
+  readonly proxyUrls: readonly string[];
+  readonly ai: {
+    readonly baseUrl: string | null;
+    readonly apiKey: string | null;
+    readonly asrModel: string;
+    readonly visionModel: string;
+    readonly llmModel: string;
+  };
+  readonly stripe: { readonly secretKey: string | null; readonly webhookSecret: string | null };
+  readonly checkout: CheckoutMode;
+  readonly bodyLimitBytes: number;
+  readonly logLevel: string;
+  readonly sessionTtlMs: number;
+  readonly authCacheMs: number;
+  readonly jobResultTtlMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`configuration ${variable}: ${reason}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | null {
+  const v = env[name]?.trim();
+  return v ? v : null;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function num(env: Env, name: string, fallback: number, min: number): number {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new ConfigError(name, `must be a number ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+function upstreamOverrides(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(env)) {
+    const m = /^UNFURL_UPSTREAM_([A-Z0-9_]+)$/.exec(name);
+    if (!m) continue;
+    const value = url(env, name, ['http:', 'https:']);
+    if (value) out[m[1]!.toLowerCase()] = value.replace(/\/+$/, '');
+  }
+  return out;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const stripeKey = str(env, 'STRIPE_SECRET_KEY');
+  const checkoutRaw = str(env, 'UNFURL_CHECKOUT') ?? (stripeKey ? 'stripe' : 'test');
+  if (!['stripe', 'test', 'off'].includes(checkoutRaw)) {
+    throw new ConfigError('UNFURL_CHECKOUT', `must be stripe, test or off, got "${checkoutRaw}"`);
+  }
+  if (checkoutRaw === 'stripe' && !stripeKey) {
+    throw new ConfigError('UNFURL_CHECKOUT', 'stripe needs STRIPE_SECRET_KEY');
+  }
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const publicUrl = url(env, 'UNFURL_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`;
+  const proxies = (str(env, 'UNFURL_PROXY_URLS') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const p of proxies) {
+    try {
+      new URL(p);
+    } catch {
+      throw new ConfigError('UNFURL_PROXY_URLS', `"${p}" is not a URL`);
+    }
+  }
+  const config: Config = {
+    port,
+    host,
+    dataDir: path.resolve(str(env, 'UNFURL_DATA_DIR') ?? './data'),
+    databaseUrl,
+    redisUrl,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    rateLimit: {
+      rps: num(env, 'UNFURL_RATE_LIMIT_RPS', 10, 0.001),
+      burst: int(env, 'UNFURL_RATE_LIMIT_BURST', 20, 1, 1_000_000),
+    },
+    authRateLimit: { perMinute: int(env, 'UNFURL_AUTH_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000) },
+    allowPrivateNetwork: bool(env, 'UNFURL_ALLOW_PRIVATE_NETWORK', false),
+    upstreams: upstreamOverrides(env),
+    proxyUrls: proxies,
+    ai: {
+      baseUrl: url(env, 'UNFURL_AI_BASE_URL', ['http:', 'https:']),
+      apiKey: str(env, 'UNFURL_AI_API_KEY'),
+      asrModel: str(env, 'UNFURL_ASR_MODEL') ?? 'whisper-1',
+      visionModel: str(env, 'UNFURL_VISION_MODEL') ?? 'gpt-4o-mini',
+      llmModel: str(env, 'UNFURL_LLM_MODEL') ?? 'gpt-4o-mini',
+    },
+    stripe: { secretKey: stripeKey, webhookSecret: str(env, 'STRIPE_WEBHOOK_SECRET') },
+    checkout: checkoutRaw as CheckoutMode,
+    bodyLimitBytes: int(env, 'UNFURL_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    sessionTtlMs: 24 * 60 * 60 * 1000,
+    authCacheMs: int(env, 'UNFURL_AUTH_CACHE_MS', 500, 0, 1000),
+    jobResultTtlMs: int(env, 'UNFURL_JOB_RESULT_TTL_SECONDS', 86_400, 1, 365 * 86_400) * 1000,
+  };
+  return Object.freeze(config);
+}

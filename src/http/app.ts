@@ -1,0 +1,100 @@
+// Builds the HTTP application around a set of services. It never listens: main/ does that.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Services } from '../services.js';
+import { newId } from '../store/ids.js';
+import { type RouteEntry, registerAuth } from './plugins/auth.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { accountRoutes } from './routes/account.js';
+import { authRoutes } from './routes/auth.js';
+import { checkoutPageRoutes } from './routes/checkout-page.js';
+import { creditRoutes } from './routes/credits.js';
+import { keyRoutes } from './routes/keys.js';
+import { referenceRoutes } from './routes/reference.js';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
+import { systemRoutes } from './routes/system.js';
+import { ErrorBody } from './schemas/common.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    routeTable: RouteEntry[];
+  }
+}
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Extra routes, registered after the built-in ones with the same auth and error handling (tests). */
+  extraRoutes?: (app: FastifyInstance) => Promise<void> | void;
+}
+
+export const API_DESCRIPTION = `Turn a URL into data: transcripts, video, channel and post metadata, on-screen text,
+AI descriptions, structured extraction, and web pages as Markdown, link maps and crawls.
+
+Authenticate with \`Authorization: Bearer <API key>\`. Every request costs credits (see /docs/reference#prices);
+failed requests cost nothing. Errors answer \`{error, message, details, documentationUrl}\`.`;
+
+export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers["stripe-signature"]', 'req.body.password'],
+    },
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => newId('req'),
+    requestIdHeader: false,
+    trustProxy: false,
+    return503OnClosing: true,
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+  });
+
+  const routeTable: RouteEntry[] = [];
+  app.decorate('services', services);
+  app.decorate('routeTable', routeTable);
+  app.addSchema(ErrorBody);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerErrorHandling(app, config.publicUrl);
+  registerAuth(app, services, routeTable);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Unfurl API', version: '0.1.0', description: API_DESCRIPTION },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (uf_…)' } },
+      },
+      security: [{ bearer: [] }],
+      tags: [
+        { name: 'Accounts', description: 'Registration, login and API keys' },
+        { name: 'Credits', description: 'Balance, usage history and purchases' },
+        { name: 'System', description: 'Health and readiness' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
+
+  await app.register(systemRoutes);
+  await app.register(referenceRoutes);
+  await app.register(authRoutes);
+  await app.register(keyRoutes);
+  await app.register(accountRoutes);
+  await app.register(creditRoutes);
+  await app.register(checkoutPageRoutes);
+  await app.register(stripeWebhookRoutes);
+  if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  await app.ready();
+  return app;
+}

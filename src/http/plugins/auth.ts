@@ -1,0 +1,91 @@
+// Authentication and per-key rate limiting, added to every route that is not marked public.
+// Order on a request: bearer token → principal → token bucket → handler. A limited request
+// is refused before any work or billing, so it costs nothing.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../../accounts/accounts.js';
+import { AppError } from '../../errors.js';
+import type { BucketDecision, RateLimiter } from '../../ratelimit/token-bucket.js';
+import type { Services } from '../../services.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Reachable without a bearer token. */
+    public?: boolean;
+    /** Rate-limited per client IP (register, login). */
+    ipLimited?: boolean;
+  }
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  public: boolean;
+}
+
+/** The principal of an authenticated request; routes behind auth can rely on it. */
+export function principal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('unauthorized', 'Missing or invalid API key');
+  return request.principal;
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+function rateLimitHeaders(reply: FastifyReply, limiter: RateLimiter, d: BucketDecision) {
+  const window = Math.ceil(limiter.policy.burst / limiter.policy.rate);
+  reply.header('RateLimit-Policy', `"default";q=${limiter.policy.burst};w=${window}`);
+  reply.header('RateLimit', `"default";r=${d.remaining};t=${Math.ceil(d.resetMs / 1000)}`);
+}
+
+async function limit(reply: FastifyReply, limiter: RateLimiter, key: string) {
+  const decision = await limiter.take(key);
+  rateLimitHeaders(reply, limiter, decision);
+  if (!decision.allowed) {
+    const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    throw new AppError('rate_limited', `Too many requests; retry after ${seconds} s`, null, {
+      'Retry-After': String(seconds),
+    });
+  }
+}
+
+export function registerAuth(app: FastifyInstance, services: Services, routeTable: RouteEntry[]) {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const isPublic = route.config?.public === true || route.url.startsWith('/docs');
+    for (const method of methods) {
+      if (method !== 'HEAD') routeTable.push({ method, url: route.url, public: isPublic });
+    }
+    const hooks = Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [];
+    if (route.config?.ipLimited) {
+      hooks.push(async (request: FastifyRequest, reply: FastifyReply) => {
+        await limit(reply, services.authRateLimiter, request.ip);
+      });
+    }
+    if (!isPublic) {
+      hooks.push(async (request: FastifyRequest, reply: FastifyReply) => {
+        const token = bearer(request);
+        const found = token ? await services.authenticator.authenticate(token) : null;
+        if (!found) {
+          throw new AppError(
+            'unauthorized',
+            token
+              ? 'Invalid, revoked or expired API key'
+              : 'Missing API key: send Authorization: Bearer <key>',
+          );
+        }
+        request.principal = found;
+        await limit(reply, services.rateLimiter, found.keyId);
+      });
+    }
+    route.onRequest = hooks;
+  });
+}

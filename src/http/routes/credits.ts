@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { creditPackages } from '../../billing/packages.js';
+import { principal } from '../plugins/auth.js';
+import { errorResponses } from '../schemas/common.js';
+
+const Package = Type.Object({
+  id: Type.String(),
+  credits: Type.Integer(),
+  priceUsd: Type.String({ description: 'US dollars, two decimals' }),
+});
+
+export async function creditRoutes(app: FastifyInstance) {
+  const { checkouts } = app.services;
+
+  app.get(
+    '/v1/credits/packages',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['Credits'],
+        summary: 'Credit packages on sale (no key needed)',
+        security: [],
+        response: { 200: Type.Object({ packages: Type.Array(Package) }) },
+      },
+    },
+    async () => ({ packages: creditPackages }),
+  );
+
+  app.post(
+    '/v1/credits/purchase',
+    {
+      schema: {
+        tags: ['Credits'],
+        summary: 'Start buying a package: answers the checkout URL to open',
+        body: Type.Object(
+          { package_id: Type.String({ minLength: 1, maxLength: 64, description: 'A package id' }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            id: Type.String({ description: 'Checkout id' }),
+            checkoutUrl: Type.String(),
+            packageId: Type.String(),
+            credits: Type.Integer(),
+            priceUsd: Type.String(),
+          }),
+          ...errorResponses(400, 401, 403, 429, 502),
+        },
+      },
+    },
+    async (request) =>
+      checkouts.purchase(principal(request).accountId, (request.body as { package_id: string }).package_id),
+  );
+}

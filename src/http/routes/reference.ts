@@ -1,0 +1,58 @@
+// /docs/reference: the human page for error codes, prices and limits that documentationUrl points at.
+import type { FastifyInstance } from 'fastify';
+import { creditPackages } from '../../billing/packages.js';
+import { priceTable } from '../../billing/prices.js';
+import { errorStatus } from '../../errors.js';
+
+const ERROR_TEXT: Record<string, string> = {
+  invalid_request: 'A parameter is missing or invalid; the message and `details` name it.',
+  unauthorized: 'No bearer token, or one that is unknown, revoked or expired.',
+  insufficient_credits: 'The balance does not cover the request. See GET /v1/credits/packages and buy more.',
+  forbidden: 'The media is private, age-restricted or members-only, or the action is disabled here.',
+  not_found: 'The resource does not exist, belongs to another account, or has expired.',
+  transcript_unavailable: 'The video has no captions and mode=native was asked.',
+  conflict: 'The resource already exists, or an Idempotency-Key was reused with a different body.',
+  payload_too_large: 'The request body is over the size limit.',
+  unsupported_media_type: 'Bodies must be application/json.',
+  rate_limited: 'Too many requests for this key; wait Retry-After seconds, then back off exponentially.',
+  internal_error: 'A fault on our side. Nothing was charged.',
+  upstream_error: 'The platform failed or blocked us after retries. Nothing was charged.',
+  provider_unavailable: 'The AI provider is not configured or not answering.',
+  service_unavailable: 'A dependency (database, Redis) is not reachable.',
+};
+
+const esc = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
+const code = (s: string) => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+export function referenceHtml(): string {
+  const errors = Object.entries(errorStatus)
+    .map(
+      ([c, s]) =>
+        `<tr id="${c}"><td><code>${c}</code></td><td>${s}</td><td>${code(ERROR_TEXT[c] ?? '')}</td></tr>`,
+    )
+    .join('');
+  const prices = priceTable.map(([op, p]) => `<tr><td>${code(op)}</td><td>${esc(p)}</td></tr>`).join('');
+  const packages = creditPackages
+    .map((p) => `<tr><td><code>${p.id}</code></td><td>${p.credits}</td><td>$${p.priceUsd}</td></tr>`)
+    .join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unfurl API reference</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
+tr:target{background:#fff4d6}</style></head><body>
+<h1>Unfurl API reference</h1><p>Endpoints and schemas: <a href="/docs">interactive docs</a> · <a href="/openapi.json">openapi.json</a>.</p>
+<h2 id="errors">Errors</h2><p>Every failure answers <code>{error, message, details, documentationUrl}</code>.</p>
+<table><tr><th>error</th><th>HTTP</th><th>meaning</th></tr>${errors}</table>
+<h2 id="prices">Prices</h2><p>Failed requests cost nothing. Jobs hold their maximum cost when accepted and settle the real cost when they end.</p>
+<table><tr><th>operation</th><th>price</th></tr>${prices}</table>
+<h2 id="packages">Credit packages</h2><table><tr><th>id</th><th>credits</th><th>price</th></tr>${packages}</table>
+<h2 id="rate-limits">Rate limits</h2><p>Per API key, a token bucket (default 10 requests/s, bursts of 20). A 429 carries
+<code>Retry-After</code>, <code>RateLimit</code> and <code>RateLimit-Policy</code>; a limited request costs nothing.</p>
+</body></html>`;
+}
+
+export async function referenceRoutes(app: FastifyInstance) {
+  const html = referenceHtml();
+  app.get('/docs/reference', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
+    reply.type('text/html; charset=utf-8').send(html),
+  );
+}

@@ -1,0 +1,34 @@
+// Schemas shared by many routes. They validate requests and are the source of /openapi.json.
+import { type TSchema, Type } from '@sinclair/typebox';
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'Short machine-readable type, e.g. invalid_request' }),
+    message: Type.String({ description: 'What went wrong, for a person' }),
+    details: Type.Union([Type.String(), Type.Null()]),
+    documentationUrl: Type.String(),
+  },
+  { $id: 'Error', title: 'Error' },
+);
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Limit = (max = 100, dflt = 20) =>
+  Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `Items per page (1–${max})` });
+export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' });
+
+/** Standard error answers added to every route's response schema, by status. */
+export function errorResponses(...statuses: number[]) {
+  const out: Record<number, TSchema> = {};
+  for (const s of statuses) out[s] = Type.Ref('Error');
+  return out;
+}
+
+export const BillingHeaders = {
+  'X-Credits-Charged': Type.Integer({ description: 'Credits this request cost' }),
+  'X-Credits-Remaining': Type.Integer({ description: 'Balance after this request' }),
+};
+
+/** A string limited to given values, as a plain JSON-Schema enum (clear errors, clean OpenAPI). */
+export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });

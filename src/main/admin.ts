@@ -1,0 +1,47 @@
+// `unfurl admin …`: operator commands that act on the database directly.
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.js';
+import { createServices } from '../services.js';
+
+const USAGE = `usage:
+  unfurl admin credits grant --email E --amount N --reason TEXT
+  unfurl admin credits clawback --email E --amount N --reason TEXT`;
+
+export async function admin(config: Config, argv: string[]): Promise<number> {
+  const [area, action, ...rest] = argv;
+  if (area !== 'credits' || (action !== 'grant' && action !== 'clawback')) {
+    console.error(USAGE);
+    return 2;
+  }
+  const { values } = parseArgs({
+    args: rest,
+    options: { email: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' } },
+  });
+  const amount = Number(values.amount);
+  if (!values.email || !Number.isSafeInteger(amount) || amount <= 0 || !values.reason?.trim()) {
+    console.error(`--email, a positive integer --amount and a --reason are required\n${USAGE}`);
+    return 2;
+  }
+  const services = await createServices(config);
+  try {
+    const account = await services.accounts.findByEmail(values.email);
+    if (!account) {
+      console.error(`no account with e-mail ${values.email}`);
+      return 1;
+    }
+    const reason = values.reason.trim();
+    if (action === 'grant') {
+      const balance = await services.ledger.grant(account.id, amount, `Operator grant: ${reason}`);
+      console.log(JSON.stringify({ accountId: account.id, granted: amount, balance }));
+    } else {
+      const r = await services.ledger.clawback(account.id, amount, `Operator clawback: ${reason}`);
+      const balance = await services.ledger.balance(account.id);
+      console.log(JSON.stringify({ accountId: account.id, clawedBack: r.taken, capped: r.capped, balance }));
+      if (r.capped)
+        console.error(`warning: only ${r.taken} of ${amount} credits were available; entry flagged`);
+    }
+    return 0;
+  } finally {
+    await services.close();
+  }
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// The one `unfurl` binary: server commands (serve, migrate, admin).
+import { ConfigError, loadConfig } from '../config.js';
+import { openStore } from '../store/db.js';
+import { migrateToLatest } from '../store/migrator.js';
+import { admin } from './admin.js';
+import { serve } from './serve.js';
+
+const HELP = `unfurl — URL in, data out
+
+commands:
+  serve                 start the API (PORT, HOST, DATABASE_URL, REDIS_URL …; see README)
+  migrate               bring the database schema up to date and exit
+  admin credits grant|clawback --email E --amount N --reason TEXT
+  help                  this text`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    console.log(HELP);
+    return command ? 0 : 2;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return -1; // keeps running
+    case 'migrate': {
+      const store = openStore(config);
+      try {
+        const applied = await migrateToLatest(store);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema up to date');
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    case 'admin':
+      return admin(config, rest);
+    default:
+      console.error(`unknown command "${command}"\n\n${HELP}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err) => {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,82 @@
+// Wires the services of one process from its configuration. Nothing here listens or runs work.
+import { Redis } from 'ioredis';
+import Stripe from 'stripe';
+import { Accounts } from './accounts/accounts.js';
+import { Authenticator } from './accounts/authenticator.js';
+import {
+  type CheckoutProvider,
+  Checkouts,
+  StripeCheckoutProvider,
+  TestCheckoutProvider,
+} from './billing/checkout.js';
+import { Ledger } from './billing/ledger.js';
+import type { Config } from './config.js';
+import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './ratelimit/token-bucket.js';
+import { openMigratedStore, type Store } from './store/db.js';
+
+export interface Services {
+  readonly config: Config;
+  readonly store: Store;
+  readonly redis: Redis | null;
+  readonly ledger: Ledger;
+  readonly accounts: Accounts;
+  readonly authenticator: Authenticator;
+  readonly checkouts: Checkouts;
+  readonly stripe: Stripe | null;
+  /** Per API key. */
+  readonly rateLimiter: RateLimiter;
+  /** Per client IP, for register and login. */
+  readonly authRateLimiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export function createStripe(config: Config): Stripe | null {
+  if (!config.stripe.secretKey) return null;
+  const override = config.upstreams.stripe;
+  const target = override ? new URL(override) : null;
+  return new Stripe(config.stripe.secretKey, {
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    ...(target && {
+      host: target.hostname,
+      port: Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+      protocol: target.protocol.replace(':', '') as 'http' | 'https',
+    }),
+  });
+}
+
+export function connectRedis(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: 3, enableOfflineQueue: true, lazyConnect: false });
+}
+
+export async function createServices(config: Config): Promise<Services> {
+  const store = await openMigratedStore(config);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
+  const ledger = new Ledger(store.db);
+  const stripe = createStripe(config);
+  let provider: CheckoutProvider | null = null;
+  if (config.checkout === 'stripe' && stripe) provider = new StripeCheckoutProvider(stripe, config.publicUrl);
+  if (config.checkout === 'test') provider = new TestCheckoutProvider(config.publicUrl);
+  const keyPolicy = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
+  const ipPolicy = { rate: config.authRateLimit.perMinute / 60, burst: config.authRateLimit.perMinute };
+  return {
+    config,
+    store,
+    redis,
+    ledger,
+    accounts: new Accounts(store.db, ledger, config.sessionTtlMs),
+    authenticator: new Authenticator(store.db, config.authCacheMs),
+    checkouts: new Checkouts(store.db, ledger, config.checkout, provider),
+    stripe,
+    rateLimiter: redis
+      ? new RedisRateLimiter(redis, keyPolicy, 'unfurl:rl:key:')
+      : new MemoryRateLimiter(keyPolicy),
+    authRateLimiter: redis
+      ? new RedisRateLimiter(redis, ipPolicy, 'unfurl:rl:ip:')
+      : new MemoryRateLimiter(ipPolicy),
+    async close() {
+      redis?.disconnect();
+      await store.close();
+    },
+  };
+}

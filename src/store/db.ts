@@ -1,0 +1,61 @@
+// Opens the database: SQLite file under the data dir (embedded) or PostgreSQL (DATABASE_URL).
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { migrateToLatest } from './migrator.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'pg';
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+
+export interface Store {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  close(): Promise<void>;
+}
+
+// PostgreSQL returns BIGINT as a string; our values (ms times, credit sums) fit in a double.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Store {
+  if (config.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'pg', close: () => db.destroy() };
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const file = new SQLite(path.join(config.dataDir, 'unfurl.sqlite'));
+  file.pragma('journal_mode = WAL');
+  file.pragma('synchronous = NORMAL');
+  file.pragma('busy_timeout = 5000');
+  file.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/** Opens the store and brings its schema up to date. */
+export async function openMigratedStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Store> {
+  const store = openStore(config);
+  try {
+    await migrateToLatest(store);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+/** True when the error is a unique-constraint violation on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return (
+    e?.code === '23505' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
+}

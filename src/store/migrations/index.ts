@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as m001 from './001-accounts-and-credits.js';
+
+/** Every migration, by name; names sort in the order they apply. */
+export const migrations: Record<string, Migration> = {
+  '001-accounts-and-credits': m001,
+};

@@ -1,0 +1,31 @@
+// Applies the migrations of ./migrations in order; the same files serve SQLite and PostgreSQL.
+import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import type { Store } from './db.js';
+import { migrations } from './migrations/index.js';
+
+class InlineProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations;
+  }
+}
+
+export async function migrateToLatest(store: Store): Promise<string[]> {
+  if (store.dialect === 'pg') {
+    // Several processes may start together; one migrates while the others wait on this lock.
+    return store.db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(727274)`.execute(conn);
+      try {
+        return await run(new Migrator({ db: conn, provider: new InlineProvider() }));
+      } finally {
+        await sql`select pg_advisory_unlock(727274)`.execute(conn);
+      }
+    });
+  }
+  return run(new Migrator({ db: store.db, provider: new InlineProvider() }));
+}
+
+async function run(migrator: Migrator): Promise<string[]> {
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
