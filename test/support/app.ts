@@ -1,0 +1,51 @@
+// An in-process app on a fresh database, with helpers to register accounts and call the API.
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { type BuildOptions, buildApp } from '../../src/http/app.js';
+import { createServices, type Services } from '../../src/services.js';
+import { createTestEnv, type TestEnv } from './env.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  services: Services;
+  env: TestEnv;
+  /** Registers a fresh account and answers its e-mail, id and first API key. */
+  register(email?: string): Promise<{ email: string; accountId: string; apiKey: string; keyId: string }>;
+  /** app.inject with a bearer token when `key` is given. */
+  call(key: string | null, opts: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+export const uniqueEmail = (tag = 'user') => `${tag}-${process.pid}-${Date.now()}-${++counter}@example.com`;
+
+export async function createTestApp(
+  overrides: Record<string, string> = {},
+  options: BuildOptions = {},
+): Promise<TestApp> {
+  const env = await createTestEnv(overrides);
+  const services = await createServices(env.config);
+  const app = await buildApp(services, { logger: false, ...options });
+  return {
+    app,
+    services,
+    env,
+    async register(email = uniqueEmail()) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/auth/register',
+        payload: { email, password: 'correct horse battery' },
+      });
+      if (res.statusCode !== 200) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
+      return { email, ...res.json() };
+    },
+    call(key, opts) {
+      const headers = { ...(opts.headers ?? {}), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+      return app.inject({ ...opts, headers });
+    },
+    async close() {
+      await app.close();
+      await services.close();
+      await env.dispose();
+    },
+  };
+}
