@@ -29,6 +29,24 @@ export interface Config {
   readonly sessionTtlMs: number;
   readonly authCacheMs: number;
   readonly jobResultTtlMs: number;
+  readonly jobs: {
+    /** An active job whose lease is not renewed for this long is taken to be lost. */
+    readonly leaseMs: number;
+    readonly maxAttempts: number;
+    /** First retry delay; doubled on each further attempt. */
+    readonly backoffMs: number;
+    /** How often the embedded queue looks for due jobs it was not woken for. */
+    readonly pollMs: number;
+    /** How often lost jobs and expired results are swept. */
+    readonly sweepMs: number;
+    /** Redis key prefix of the BullMQ queues (separates deployments sharing one Redis). */
+    readonly queuePrefix: string;
+  };
+  readonly webhooks: {
+    readonly retryBaseMs: number;
+    readonly maxAttempts: number;
+    readonly timeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -152,6 +170,19 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlMs: 24 * 60 * 60 * 1000,
     authCacheMs: int(env, 'UNFURL_AUTH_CACHE_MS', 500, 0, 1000),
     jobResultTtlMs: int(env, 'UNFURL_JOB_RESULT_TTL_SECONDS', 86_400, 1, 365 * 86_400) * 1000,
+    jobs: {
+      leaseMs: int(env, 'UNFURL_JOB_LEASE_MS', 30_000, 500, 3_600_000),
+      maxAttempts: int(env, 'UNFURL_JOB_MAX_ATTEMPTS', 3, 1, 20),
+      backoffMs: int(env, 'UNFURL_JOB_BACKOFF_MS', 1000, 1, 3_600_000),
+      pollMs: int(env, 'UNFURL_JOB_POLL_MS', 500, 10, 60_000),
+      sweepMs: int(env, 'UNFURL_JOB_SWEEP_MS', 5000, 50, 600_000),
+      queuePrefix: str(env, 'UNFURL_QUEUE_PREFIX') ?? 'unfurl',
+    },
+    webhooks: {
+      retryBaseMs: int(env, 'UNFURL_WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
+      maxAttempts: int(env, 'UNFURL_WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
+      timeoutMs: int(env, 'UNFURL_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
   };
   return Object.freeze(config);
 }

@@ -11,6 +11,13 @@ import {
 } from './billing/checkout.js';
 import { Ledger } from './billing/ledger.js';
 import type { Config } from './config.js';
+import { BullMqQueue } from './jobs/bullmq-queue.js';
+import { EmbeddedQueue } from './jobs/embedded-queue.js';
+import type { JobQueue } from './jobs/queue.js';
+import { JobRecords } from './jobs/records.js';
+import { JobRegistry } from './jobs/registry.js';
+import { JobService } from './jobs/service.js';
+import { SafeFetcher } from './net/safe-fetch.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './ratelimit/token-bucket.js';
 import { openMigratedStore, type Store } from './store/db.js';
 
@@ -27,6 +34,14 @@ export interface Services {
   readonly rateLimiter: RateLimiter;
   /** Per client IP, for register and login. */
   readonly authRateLimiter: RateLimiter;
+  /** Outbound HTTP on a caller's behalf (SSRF-guarded). */
+  readonly fetcher: SafeFetcher;
+  readonly jobs: {
+    readonly registry: JobRegistry;
+    readonly records: JobRecords;
+    readonly queue: JobQueue;
+    readonly service: JobService;
+  };
   close(): Promise<void>;
 }
 
@@ -58,6 +73,16 @@ export async function createServices(config: Config): Promise<Services> {
   if (config.checkout === 'stripe' && stripe) provider = new StripeCheckoutProvider(stripe, config.publicUrl);
   if (config.checkout === 'test') provider = new TestCheckoutProvider(config.publicUrl);
   const keyPolicy = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
+  const registry = new JobRegistry();
+  const records = new JobRecords(store.db, store.dialect);
+  const queue: JobQueue = config.redisUrl
+    ? new BullMqQueue(config.redisUrl, config.jobs.leaseMs, config.jobs.queuePrefix)
+    : new EmbeddedQueue(config.jobs.pollMs);
+  const jobService = new JobService(store.db, records, registry, ledger, queue, {
+    maxAttempts: config.jobs.maxAttempts,
+    resultTtlMs: config.jobResultTtlMs,
+  });
+  const fetcher = new SafeFetcher(config.allowPrivateNetwork);
   const ipPolicy = { rate: config.authRateLimit.perMinute / 60, burst: config.authRateLimit.perMinute };
   return {
     config,
@@ -74,7 +99,11 @@ export async function createServices(config: Config): Promise<Services> {
     authRateLimiter: redis
       ? new RedisRateLimiter(redis, ipPolicy, 'unfurl:rl:ip:')
       : new MemoryRateLimiter(ipPolicy),
+    fetcher,
+    jobs: { registry, records, queue, service: jobService },
     async close() {
+      await queue.close();
+      await fetcher.close();
       redis?.disconnect();
       await store.close();
     },

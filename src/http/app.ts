@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutPageRoutes } from './routes/checkout-page.js';
 import { creditRoutes } from './routes/credits.js';
+import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
@@ -74,6 +75,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       tags: [
         { name: 'Accounts', description: 'Registration, login and API keys' },
         { name: 'Credits', description: 'Balance, usage history and purchases' },
+        { name: 'Jobs', description: 'Asynchronous jobs: list, status and results' },
         { name: 'System', description: 'Health and readiness' },
       ],
     },
@@ -92,6 +94,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(creditRoutes);
   await app.register(checkoutPageRoutes);
   await app.register(stripeWebhookRoutes);
+  await app.register(jobRoutes);
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

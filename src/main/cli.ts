@@ -5,11 +5,13 @@ import { openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrator.js';
 import { admin } from './admin.js';
 import { serve } from './serve.js';
+import { worker } from './worker.js';
 
 const HELP = `unfurl — URL in, data out
 
 commands:
   serve                 start the API (PORT, HOST, DATABASE_URL, REDIS_URL …; see README)
+  worker                run jobs and send webhooks (BullMQ with REDIS_URL, else the jobs table)
   migrate               bring the database schema up to date and exit
   admin credits grant|clawback --email E --amount N --reason TEXT
   help                  this text`;
@@ -24,6 +26,9 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       await serve(config);
+      return -1; // keeps running
+    case 'worker':
+      await worker(config);
       return -1; // keeps running
     case 'migrate': {
       const store = openStore(config);

@@ -1,8 +1,11 @@
-// `unfurl serve`: the API process. Listens, and on SIGTERM/SIGINT stops taking requests, finishes
-// those in flight, then closes the database.
+// `unfurl serve`: the API process. In embedded mode (no REDIS_URL) it also runs the jobs. On
+// SIGTERM/SIGINT it stops taking requests, finishes those in flight, drains running jobs, then
+// closes the database.
 import type { Config } from '../config.js';
 import { buildApp } from '../http/app.js';
+import { type JobProcessing, startJobProcessing } from '../jobs/processing.js';
 import { createServices } from '../services.js';
+import { onShutdownSignal } from './signals.js';
 
 export async function serve(config: Config): Promise<void> {
   const services = await createServices(config);
@@ -12,25 +15,16 @@ export async function serve(config: Config): Promise<void> {
       'UNFURL_CHECKOUT=test: purchases complete WITHOUT payment (set STRIPE_SECRET_KEY for real payments)',
     );
   }
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
-    try {
-      await app.close();
-      await services.close();
-    } finally {
-      process.exit(0);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  let processing: JobProcessing | null = null;
+  if (services.jobs.queue.name === 'embedded') processing = await startJobProcessing(services, app.log);
+  onShutdownSignal(app.log, async () => {
+    await app.close();
+    await processing?.stop();
+    await services.close();
+  });
   const address = await app.listen({ port: config.port, host: config.host });
   app.log.info(
-    { address, database: services.store.dialect, redis: Boolean(services.redis) },
+    { address, database: services.store.dialect, queue: services.jobs.queue.name, jobs: Boolean(processing) },
     'unfurl listening',
   );
 }

@@ -13,7 +13,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'acc' | 'key' | 'txn' | 'job' | 'req' | 'chk' | 'sess' | 'whd';
+export type IdPrefix = 'acc' | 'key' | 'txn' | 'job' | 'req' | 'chk' | 'sess' | 'msg';
 
 /** A random, prefixed identifier such as `acc_3kT…` (about 119 bits of randomness). */
 export function newId(prefix: IdPrefix): string {

@@ -51,11 +51,75 @@ export interface CheckoutsTable {
   completed_at: number | null;
 }
 
+export type JobStatus = 'queued' | 'active' | 'completed' | 'failed';
+
+export interface JobsTable {
+  id: string;
+  account_id: string;
+  /** The job kind, which is also its queue name. */
+  kind: string;
+  status: JobStatus;
+  /** JSON of the validated input. */
+  input: string;
+  /** JSON of the result; cleared once the result expires. */
+  result: string | null;
+  error: string | null;
+  error_code: string | null;
+  attempts: Generated<number>;
+  max_attempts: number;
+  /** Credits held for the job so far. */
+  held: Generated<number>;
+  /** Credits settled when the job ended. */
+  cost: number | null;
+  webhook_url: string | null;
+  /** Same input by the same account while a job runs → that job (e.g. transcripts). */
+  dedupe_key: string | null;
+  /** When a queued job may next run (retries back off). */
+  run_at: number;
+  locked_by: string | null;
+  /** Lease end of an active job; past it the job is taken to be lost and runs again. */
+  locked_until: number | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  duration_ms: number | null;
+  result_expires_at: number | null;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  request_hash: string;
+  job_id: string;
+  created_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  job_id: string;
+  url: string;
+  event_type: string;
+  /** The exact JSON body signed and sent on every attempt. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  locked_until: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   credit_transactions: CreditTransactionsTable;
   checkouts: CheckoutsTable;
+  jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -63,3 +127,5 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type CreditTransactionRow = Selectable<CreditTransactionsTable>;
 export type NewCreditTransaction = Insertable<CreditTransactionsTable>;
 export type CheckoutRow = Selectable<CheckoutsTable>;
+export type JobRow = Selectable<JobsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -52,6 +52,7 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     UNFURL_PUBLIC_URL: 'http://127.0.0.1:8080',
     UNFURL_CHECKOUT: 'test',
     LOG_LEVEL: 'silent',
+    UNFURL_QUEUE_PREFIX: `unfurl-test-${randomBase62(10)}`,
   };
   if (process.env.REDIS_URL) env.REDIS_URL = process.env.REDIS_URL;
   let drop: (() => Promise<void>) | null = null;

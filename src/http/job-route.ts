@@ -1,0 +1,80 @@
+// The one way a route creates a job: validate, honour Idempotency-Key, check webhookUrl, hold the
+// credits and answer 202 {jobId}. Capabilities call this with their path, kind and body schema.
+import { type TObject, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { principal } from './plugins/auth.js';
+import { errorResponses } from './schemas/common.js';
+
+export const WebhookUrl = Type.String({
+  maxLength: 2048,
+  description: 'Called (Standard Webhooks, signed with your webhookSecret) when the job completes or fails',
+});
+
+export const JobAccepted = Type.Object({ jobId: Type.String() });
+
+export interface JobRouteOptions<B> {
+  path: string;
+  kind: string;
+  summary: string;
+  tags: string[];
+  /** Body schema without webhookUrl (added here). */
+  body: TObject;
+  /** Maps the validated body to the job input (default: the body without webhookUrl). */
+  toInput?(body: B, request: FastifyRequest): unknown | Promise<unknown>;
+}
+
+function idempotencyKey(request: FastifyRequest): string | null {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return null;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (!key || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new AppError(
+      'invalid_request',
+      "Invalid header 'Idempotency-Key': 1–255 visible ASCII characters",
+      'Idempotency-Key',
+    );
+  }
+  return key;
+}
+
+export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance, opts: JobRouteOptions<B>) {
+  const { jobs, fetcher, ledger } = app.services;
+  const body = Type.Composite([opts.body, Type.Object({ webhookUrl: Type.Optional(WebhookUrl) })], {
+    additionalProperties: false,
+  });
+  app.post(
+    opts.path,
+    {
+      schema: {
+        tags: opts.tags,
+        summary: opts.summary,
+        body,
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ description: 'Same key and body within 24 h → the same job; another body → 409' }),
+          ),
+        }),
+        response: { 202: JobAccepted, ...errorResponses(400, 401, 402, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = principal(request);
+      const key = idempotencyKey(request);
+      const { webhookUrl, ...rest } = request.body as B;
+      if (webhookUrl !== undefined) fetcher.checkUrl(webhookUrl, 'webhookUrl');
+      const input = opts.toInput ? await opts.toInput(request.body as B, request) : rest;
+      const { jobId } = await jobs.service.submit({
+        accountId,
+        kind: opts.kind,
+        input,
+        webhookUrl: webhookUrl ?? null,
+        idempotencyKey: key,
+      });
+      reply.header('X-Credits-Charged', '0');
+      reply.header('X-Credits-Held', String(await ledger.heldFor(jobId)));
+      reply.header('X-Credits-Remaining', String(await ledger.balance(accountId)));
+      return reply.code(202).send({ jobId });
+    },
+  );
+}

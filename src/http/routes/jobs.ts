@@ -1,0 +1,96 @@
+// Reading jobs: the list, one job, and the per-kind poll routes — all from the same records.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { jobSummary, parseResult, pollAnswer, pollRoutes } from '../../jobs/views.js';
+import { principal } from '../plugins/auth.js';
+import { errorResponses, Limit, Nullable, Offset, StringEnum } from '../schemas/common.js';
+
+const JobSummary = Type.Object({
+  id: Type.String(),
+  queue: Type.String(),
+  status: Type.String(),
+  createdAt: Type.Integer(),
+  completedAt: Nullable(Type.Integer()),
+  durationMs: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  attempts: Type.Integer(),
+  maxAttempts: Type.Integer(),
+  credits: Type.Integer({ description: 'Held while running; the settled cost once ended' }),
+});
+
+const JobIdParams = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export async function jobRoutes(app: FastifyInstance) {
+  const { jobs, config } = app.services;
+
+  app.get(
+    '/v1/jobs',
+    {
+      schema: {
+        tags: ['Jobs'],
+        summary: "The caller's jobs, newest first",
+        querystring: Type.Object({
+          status: Type.Optional(StringEnum(['queued', 'active', 'completed', 'failed'] as const)),
+          limit: Limit(),
+          offset: Offset,
+        }),
+        response: {
+          200: Type.Object({
+            jobs: Type.Array(JobSummary),
+            limit: Type.Integer(),
+            offset: Type.Integer(),
+            total: Type.Integer(),
+          }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as { status?: 'queued'; limit: number; offset: number };
+      const { rows, total } = await jobs.service.list(principal(request).accountId, q);
+      return { jobs: rows.map(jobSummary), limit: q.limit, offset: q.offset, total };
+    },
+  );
+
+  app.get(
+    '/v1/jobs/:jobId',
+    {
+      schema: {
+        tags: ['Jobs'],
+        summary: 'One job: its summary and result (readable 24 h after it ends)',
+        params: JobIdParams,
+        response: {
+          200: Type.Composite([JobSummary, Type.Object({ result: Type.Unknown() })]),
+          ...errorResponses(401, 404, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { jobId } = request.params as { jobId: string };
+      const job = await jobs.service.getReadable(principal(request).accountId, jobId);
+      return { ...jobSummary(job), result: parseResult(job) };
+    },
+  );
+
+  for (const route of pollRoutes) {
+    app.get(
+      route.path,
+      {
+        schema: {
+          tags: ['Jobs'],
+          summary: route.summary,
+          params: JobIdParams,
+          querystring: Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })) }),
+          response: { ...errorResponses(401, 404, 429) },
+        },
+      },
+      async (request) => {
+        const { jobId } = request.params as { jobId: string };
+        const { skip } = request.query as { skip?: number };
+        const job = await jobs.service.getReadable(principal(request).accountId, jobId, route.kinds);
+        const base = `${config.publicUrl}${route.path.replace(':jobId', jobId)}`;
+        return pollAnswer(job, { skip, nextUrl: (n) => `${base}?skip=${n}` });
+      },
+    );
+  }
+}

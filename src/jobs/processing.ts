@@ -1,0 +1,60 @@
+// Starts job processing in a process: the queue's consumers, the sweeper that recovers lost jobs,
+// and the webhook dispatcher. `unfurl worker` runs it; so does `unfurl serve` in embedded mode.
+import type { Services } from '../services.js';
+import { JobRunner } from './runner.js';
+import { WebhookDispatcher } from './webhooks.js';
+
+interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface JobProcessing {
+  readonly runner: JobRunner;
+  readonly webhooks: WebhookDispatcher;
+  /** Stops taking jobs, waits for running ones (up to `graceMs`), then stops the rest. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startJobProcessing(services: Services, log: Logger): Promise<JobProcessing> {
+  const { config, store, jobs } = services;
+  const runner = new JobRunner(
+    store.db,
+    jobs.records,
+    jobs.registry,
+    services.ledger,
+    jobs.queue,
+    {
+      leaseMs: config.jobs.leaseMs,
+      backoffBaseMs: config.jobs.backoffMs,
+      resultTtlMs: config.jobResultTtlMs,
+    },
+    log,
+  );
+  const webhooks = new WebhookDispatcher(store.db, store.dialect, services.fetcher, config.webhooks, log);
+  runner.onEnded = (job) => {
+    if (job.webhook_url) void webhooks.tick();
+  };
+  await runner.sweep().catch((err) => log.error({ err }, 'initial sweep failed'));
+  const kinds = jobs.registry.all().map((k) => ({ kind: k.kind, concurrency: k.concurrency ?? 4 }));
+  await jobs.queue.start(kinds, runner);
+  webhooks.start();
+  const sweeper = setInterval(
+    () => void runner.sweep().catch((err) => log.error({ err }, 'sweep failed')),
+    config.jobs.sweepMs,
+  );
+  sweeper.unref();
+  return {
+    runner,
+    webhooks,
+    async stop(graceMs = 25_000) {
+      clearInterval(sweeper);
+      const force = setTimeout(() => runner.abortAll(), graceMs);
+      force.unref();
+      await jobs.queue.drain();
+      clearTimeout(force);
+      await webhooks.stop();
+    },
+  };
+}

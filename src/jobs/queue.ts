@@ -1,0 +1,32 @@
+// The queue port. The jobs table is the truth; a queue only tells workers which job to run next.
+import type { JobRow } from '../store/schema.js';
+
+export interface QueuedJob {
+  id: string;
+  kind: string;
+  /** Unix ms when the job becomes due. */
+  runAt: number;
+  /** Attempts made so far (distinguishes a retry's queue entry from the first one). */
+  attempt: number;
+}
+
+/** What the queue calls back into: the runner. */
+export interface JobConsumer {
+  /** Claims the next due job of a kind from SQL (embedded queue). */
+  claimNext(kind: string): Promise<JobRow | undefined>;
+  /** Runs a claimed job to its end (completed, failed, or back to queued). */
+  run(job: JobRow): Promise<void>;
+  /** Claims a job by id, waiting out a dead worker's lease, then runs it (distributed queue). */
+  runById(jobId: string): Promise<void>;
+}
+
+export interface JobQueue {
+  readonly name: 'embedded' | 'bullmq';
+  /** Makes a committed job visible to workers. */
+  enqueue(job: QueuedJob): Promise<void>;
+  /** Starts consuming jobs of these kinds with per-kind concurrency. */
+  start(kinds: ReadonlyArray<{ kind: string; concurrency: number }>, consumer: JobConsumer): Promise<void>;
+  /** Stops taking jobs and waits for the running ones to end. */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,250 @@
+// SQL of the jobs table: the truth the API reads. Every state change is a guarded UPDATE so that
+// two workers can never both move the same job.
+import { sql } from 'kysely';
+import type { Db, Dialect, Tx } from '../store/db.js';
+import type { JobRow, JobStatus } from '../store/schema.js';
+
+export class JobRecords {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+  ) {}
+
+  get(jobId: string, db: Db | Tx = this.db): Promise<JobRow | undefined> {
+    return db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
+  }
+
+  /** A job of this account, optionally of given kinds; anything else is "not found". */
+  getForAccount(accountId: string, jobId: string, kinds?: readonly string[]) {
+    let q = this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', jobId)
+      .where('account_id', '=', accountId);
+    if (kinds) q = q.where('kind', 'in', kinds);
+    return q.executeTakeFirst();
+  }
+
+  async list(accountId: string, q: { status?: JobStatus; limit: number; offset: number }) {
+    let base = this.db.selectFrom('jobs').where('account_id', '=', accountId);
+    if (q.status) base = base.where('status', '=', q.status);
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(q.limit)
+        .offset(q.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    ]);
+    return { rows, total: Number(count?.n ?? 0) };
+  }
+
+  /** A running or waiting job of the account with the same dedupe key. */
+  findLive(accountId: string, kind: string, dedupeKey: string, db: Db | Tx = this.db) {
+    return db
+      .selectFrom('jobs')
+      .select(['id'])
+      .where('account_id', '=', accountId)
+      .where('kind', '=', kind)
+      .where('dedupe_key', '=', dedupeKey)
+      .where('status', 'in', ['queued', 'active'])
+      .executeTakeFirst();
+  }
+
+  /**
+   * Takes a specific job if it is due, or if its previous worker's lease ran out. Counts an attempt.
+   */
+  claimById(jobId: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
+    const now = Date.now();
+    return this.db
+      .updateTable('jobs')
+      .set({
+        status: 'active',
+        attempts: sql`attempts + 1`,
+        locked_by: workerId,
+        locked_until: now + leaseMs,
+        started_at: sql`coalesce(started_at, ${now})`,
+      })
+      .where('id', '=', jobId)
+      .where(sql<boolean>`attempts < max_attempts`)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)]),
+          eb.and([eb('status', '=', 'active'), eb('locked_until', '<', now)]),
+        ]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Takes the next due job of a kind (embedded queue). */
+  async claimNext(kind: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
+    const now = Date.now();
+    let pick = this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('status', '=', 'queued')
+      .where('kind', '=', kind)
+      .where('run_at', '<=', now)
+      .orderBy('run_at')
+      .orderBy('created_at')
+      .limit(1);
+    if (this.dialect === 'pg') pick = pick.forUpdate().skipLocked();
+    return this.db
+      .updateTable('jobs')
+      .set({
+        status: 'active',
+        attempts: sql`attempts + 1`,
+        locked_by: workerId,
+        locked_until: now + leaseMs,
+        started_at: sql`coalesce(started_at, ${now})`,
+      })
+      .where('id', '=', (eb) => eb.selectFrom(pick.as('next')).select('next.id'))
+      .where('status', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Extends the lease of a job this worker holds; false if it no longer holds it. */
+  async heartbeat(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('jobs')
+      .set({ locked_until: Date.now() + leaseMs })
+      .where('id', '=', jobId)
+      .where('status', '=', 'active')
+      .where('locked_by', '=', workerId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Ends a held job as completed or failed; false if this worker no longer held it. */
+  async finish(
+    tx: Tx,
+    job: JobRow,
+    workerId: string,
+    outcome: {
+      status: 'completed' | 'failed';
+      result?: unknown;
+      error?: string;
+      errorCode?: string;
+      cost: number;
+    },
+    resultTtlMs: number,
+  ): Promise<boolean> {
+    const now = Date.now();
+    const r = await tx
+      .updateTable('jobs')
+      .set({
+        status: outcome.status,
+        result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
+        error: outcome.error ?? null,
+        error_code: outcome.errorCode ?? null,
+        cost: outcome.cost,
+        completed_at: now,
+        duration_ms: now - (job.started_at ?? now),
+        result_expires_at: now + resultTtlMs,
+        locked_by: null,
+        locked_until: null,
+      })
+      .where('id', '=', job.id)
+      .where('status', '=', 'active')
+      .where('locked_by', '=', workerId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Fails a job that is not held by anyone (lease ran out with no attempts left). */
+  async failUnheld(tx: Tx, job: JobRow, error: string, errorCode: string, resultTtlMs: number) {
+    const now = Date.now();
+    const r = await tx
+      .updateTable('jobs')
+      .set({
+        status: 'failed',
+        error,
+        error_code: errorCode,
+        cost: 0,
+        completed_at: now,
+        duration_ms: now - (job.started_at ?? now),
+        result_expires_at: now + resultTtlMs,
+        locked_by: null,
+        locked_until: null,
+      })
+      .where('id', '=', job.id)
+      .where('status', '=', job.status)
+      .where('attempts', '=', job.attempts)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Puts a held job back in the queue to run again at `runAt`. */
+  async requeue(job: JobRow, workerId: string, runAt: number, error: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('jobs')
+      .set({ status: 'queued', run_at: runAt, error, locked_by: null, locked_until: null })
+      .where('id', '=', job.id)
+      .where('status', '=', 'active')
+      .where('locked_by', '=', workerId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  addHeld(jobId: string, credits: number, tx: Tx) {
+    return tx
+      .updateTable('jobs')
+      .set({ held: sql`held + ${credits}` })
+      .where('id', '=', jobId)
+      .execute();
+  }
+
+  /** Active jobs whose worker stopped renewing its lease. */
+  expiredLeases(now: number, limit = 100) {
+    return this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('status', '=', 'active')
+      .where('locked_until', '<', now)
+      .limit(limit)
+      .execute();
+  }
+
+  /** Returns a lost job to the queue (its attempt was already counted). */
+  async requeueLost(job: JobRow): Promise<boolean> {
+    const r = await this.db
+      .updateTable('jobs')
+      .set({
+        status: 'queued',
+        run_at: Date.now(),
+        locked_by: null,
+        locked_until: null,
+        error: 'worker lost',
+      })
+      .where('id', '=', job.id)
+      .where('status', '=', 'active')
+      .where('locked_until', '=', job.locked_until)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Queued jobs that have been due for a while: the queue may have lost them (distributed mode). */
+  overdueQueued(olderThan: number, limit = 500) {
+    return this.db
+      .selectFrom('jobs')
+      .select(['id', 'kind', 'run_at', 'attempts'])
+      .where('status', '=', 'queued')
+      .where('run_at', '<', olderThan)
+      .limit(limit)
+      .execute();
+  }
+
+  /** Drops results past their expiry (the summary stays listed). */
+  expireResults(now: number) {
+    return this.db
+      .updateTable('jobs')
+      .set({ result: null })
+      .where('result_expires_at', '<', now)
+      .where('result', 'is not', null)
+      .execute();
+  }
+}

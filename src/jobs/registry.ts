@@ -1,0 +1,25 @@
+// The job kinds this process knows. Capabilities register their kinds here; nothing else is needed.
+import type { JobKind } from './types.js';
+
+export class JobRegistry {
+  private readonly kinds = new Map<string, JobKind>();
+
+  register<I, R>(kind: JobKind<I, R>): void {
+    if (this.kinds.has(kind.kind)) throw new Error(`job kind ${kind.kind} registered twice`);
+    this.kinds.set(kind.kind, kind as unknown as JobKind);
+  }
+
+  get(kind: string): JobKind | undefined {
+    return this.kinds.get(kind);
+  }
+
+  require(kind: string): JobKind {
+    const k = this.kinds.get(kind);
+    if (!k) throw new Error(`no handler registered for job kind ${kind}`);
+    return k;
+  }
+
+  all(): JobKind[] {
+    return [...this.kinds.values()];
+  }
+}

@@ -1,0 +1,245 @@
+// Running jobs (worker side): claim, run the handler under a renewed lease, then end the job and its
+// billing in one transaction — or put it back with backoff. Also the sweeper that recovers jobs of
+// workers that died.
+
+import type { Ledger } from '../billing/ledger.js';
+import { AppError } from '../errors.js';
+import type { Db, Tx } from '../store/db.js';
+import { newId } from '../store/ids.js';
+import type { JobRow } from '../store/schema.js';
+import type { JobConsumer, JobQueue } from './queue.js';
+import type { JobRecords } from './records.js';
+import type { JobRegistry } from './registry.js';
+import { type JobContext, JobError } from './types.js';
+import { enqueueWebhook } from './webhooks.js';
+
+export interface RunnerSettings {
+  leaseMs: number;
+  backoffBaseMs: number;
+  resultTtlMs: number;
+}
+
+interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+const RETRYABLE_CODES = new Set([
+  'upstream_error',
+  'provider_unavailable',
+  'rate_limited',
+  'service_unavailable',
+]);
+
+/** Whether a failure is worth another attempt, and what to tell the caller. */
+export function classify(err: unknown): { retryable: boolean; code: string; message: string } {
+  if (err instanceof JobError) return { retryable: err.retryable, code: err.code, message: err.message };
+  if (err instanceof AppError) {
+    return { retryable: RETRYABLE_CODES.has(err.code), code: err.code, message: err.message };
+  }
+  if ((err as Error)?.name === 'TimeoutError' || (err as Error)?.name === 'AbortError') {
+    return { retryable: true, code: 'upstream_error', message: 'timed out' };
+  }
+  // Unknown faults (network resets, bugs) get the remaining attempts; their text stays in our logs.
+  return { retryable: true, code: 'internal_error', message: 'internal error while running the job' };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class JobRunner implements JobConsumer {
+  readonly workerId = newId('job').replace('job_', `w_${process.pid}_`);
+  private readonly shutdown = new AbortController();
+  onEnded: (job: JobRow) => void = () => {};
+
+  constructor(
+    private readonly db: Db,
+    private readonly records: JobRecords,
+    private readonly registry: JobRegistry,
+    private readonly ledger: Ledger,
+    private readonly queue: JobQueue,
+    private readonly settings: RunnerSettings,
+    private readonly log: Logger,
+  ) {}
+
+  claimNext(kind: string) {
+    return this.records.claimNext(kind, this.workerId, this.settings.leaseMs);
+  }
+
+  async runById(jobId: string): Promise<void> {
+    for (let tries = 0; tries < 20 && !this.shutdown.signal.aborted; tries++) {
+      const job = await this.records.claimById(jobId, this.workerId, this.settings.leaseMs);
+      if (job) return this.run(job);
+      const row = await this.records.get(jobId);
+      if (!row) return;
+      // Another worker holds it: wait its lease out, in case that worker is dead.
+      if (row.status === 'active' && row.locked_until) {
+        await sleep(Math.max(50, row.locked_until - Date.now() + 50));
+        continue;
+      }
+      if (row.status === 'queued' && row.run_at > Date.now()) {
+        await sleep(row.run_at - Date.now() + 10);
+        continue;
+      }
+      return; // completed, failed, or out of attempts: nothing to do
+    }
+  }
+
+  async run(job: JobRow): Promise<void> {
+    const kind = this.registry.get(job.kind);
+    if (!kind) {
+      await this.end(job, { ok: false, code: 'internal_error', message: `no handler for ${job.kind}` });
+      return;
+    }
+    const controller = new AbortController();
+    const timeoutMs = kind.timeoutMs ?? 10 * 60_000;
+    const timeout = setTimeout(
+      () => controller.abort(new AppError('upstream_error', 'job timed out')),
+      timeoutMs,
+    );
+    const onShutdown = () => controller.abort(new AppError('service_unavailable', 'worker shutting down'));
+    this.shutdown.signal.addEventListener('abort', onShutdown);
+    let leaseLost = false;
+    const heartbeat = setInterval(
+      () =>
+        void this.records.heartbeat(job.id, this.workerId, this.settings.leaseMs).then(
+          (held) => {
+            if (!held) {
+              leaseLost = true;
+              controller.abort(new Error('lease lost'));
+            }
+          },
+          (err) => this.log.warn({ err, job: job.id }, 'lease renewal failed'),
+        ),
+      Math.max(100, Math.floor(this.settings.leaseMs / 3)),
+    );
+    let extraHolds = 0;
+    const ctx: JobContext = {
+      jobId: job.id,
+      accountId: job.account_id,
+      attempt: job.attempts,
+      signal: controller.signal,
+      holdMore: async (credits) => {
+        if (credits <= 0) return;
+        if (extraHolds++ > 0) throw new Error('holdMore may be called once per job');
+        await this.db.transaction().execute(async (tx) => {
+          await this.ledger.hold(
+            job.account_id,
+            job.id,
+            credits,
+            2,
+            `Additional hold for ${job.kind} job`,
+            tx,
+          );
+          await this.records.addHeld(job.id, credits, tx);
+        });
+      },
+    };
+    const input = JSON.parse(job.input) as unknown;
+    try {
+      const result = await kind.run(ctx, input);
+      if (leaseLost) return;
+      await this.end(job, { ok: true, result, cost: kind.cost(input, result) });
+    } catch (err) {
+      if (leaseLost) return;
+      const c = classify(err);
+      if (c.code === 'internal_error') this.log.error({ err, job: job.id }, 'job failed');
+      if (c.retryable && job.attempts < job.max_attempts && !this.shutdown.signal.aborted) {
+        await this.retry(job, c.message);
+      } else if (c.retryable && this.shutdown.signal.aborted) {
+        await this.retry(job, c.message, 0);
+      } else {
+        await this.end(job, { ok: false, code: c.code, message: c.message });
+      }
+    } finally {
+      clearTimeout(timeout);
+      clearInterval(heartbeat);
+      this.shutdown.signal.removeEventListener('abort', onShutdown);
+    }
+  }
+
+  private async retry(job: JobRow, message: string, delayMs?: number) {
+    const backoff =
+      delayMs ?? this.settings.backoffBaseMs * 2 ** (job.attempts - 1) * (0.8 + Math.random() * 0.4);
+    const runAt = Date.now() + Math.round(backoff);
+    if (await this.records.requeue(job, this.workerId, runAt, message)) {
+      this.log.info({ job: job.id, attempt: job.attempts, runAt }, 'job will be retried');
+      await this.queue.enqueue({ id: job.id, kind: job.kind, runAt, attempt: job.attempts });
+    }
+  }
+
+  /** One transaction: the job's final state, its billing (release + settled) and its webhook. */
+  private async end(
+    job: JobRow,
+    outcome: { ok: true; result: unknown; cost: number } | { ok: false; code: string; message: string },
+  ): Promise<void> {
+    await this.endWith(job, outcome.ok ? outcome.cost : 0, (tx, charged) =>
+      this.records.finish(
+        tx,
+        job,
+        this.workerId,
+        outcome.ok
+          ? { status: 'completed', result: outcome.result, cost: charged }
+          : { status: 'failed', error: outcome.message, errorCode: outcome.code, cost: 0 },
+        this.settings.resultTtlMs,
+      ),
+    );
+  }
+
+  /**
+   * Runs `finish` (the guarded status change) and, only if it took effect, settles the job's credits
+   * — the real cost capped at what was held — and queues its webhook, all in one transaction.
+   */
+  private async endWith(job: JobRow, cost: number, finish: (tx: Tx, charged: number) => Promise<boolean>) {
+    const ended = await this.db.transaction().execute(async (tx) => {
+      const held = await this.ledger.heldFor(job.id, tx);
+      const charged = Math.min(Math.max(0, Math.ceil(cost)), held);
+      if (!(await finish(tx, charged))) return false;
+      if (held > 0) await this.ledger.settleJob(job.account_id, job.id, charged, `${job.kind} job`, tx);
+      await enqueueWebhook(tx, (await this.records.get(job.id, tx))!);
+      return true;
+    });
+    if (ended) this.onEnded(job);
+  }
+
+  /**
+   * Recovers jobs whose worker died: back to the queue while attempts remain, else failed with
+   * everything held released. Also re-sends long-overdue queued jobs (a queue that lost them)
+   * and drops expired results.
+   */
+  async sweep(now = Date.now()): Promise<void> {
+    for (const job of await this.records.expiredLeases(now)) {
+      if (job.attempts < job.max_attempts) {
+        if (await this.records.requeueLost(job)) {
+          this.log.warn({ job: job.id, attempts: job.attempts }, 'lost job returned to the queue');
+          await this.queue.enqueue({ id: job.id, kind: job.kind, runAt: Date.now(), attempt: job.attempts });
+        }
+        continue;
+      }
+      await this.endWith(job, 0, (tx) =>
+        this.records.failUnheld(
+          tx,
+          job,
+          'The job was interrupted too many times',
+          'internal_error',
+          this.settings.resultTtlMs,
+        ),
+      );
+    }
+    if (this.queue.name === 'bullmq') {
+      for (const j of await this.records.overdueQueued(now - 10_000)) {
+        await this.queue.enqueue({ id: j.id, kind: j.kind, runAt: j.run_at, attempt: j.attempts });
+      }
+    }
+    await this.records.expireResults(now);
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', now - 24 * 3600_000)
+      .execute();
+  }
+
+  /** Aborts running handlers so they can be retried elsewhere (used on forced shutdown). */
+  abortAll(): void {
+    this.shutdown.abort();
+  }
+}

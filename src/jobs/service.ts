@@ -1,0 +1,162 @@
+// Accepting jobs (API side): validate, hold the most the job can cost, record it, honour
+// Idempotency-Key, then hand it to the queue. One transaction, so a job is never half-accepted.
+import { createHash } from 'node:crypto';
+import type { Ledger } from '../billing/ledger.js';
+import { AppError } from '../errors.js';
+import { type Db, isUniqueViolation } from '../store/db.js';
+import { newId } from '../store/ids.js';
+import type { JobStatus } from '../store/schema.js';
+import type { JobQueue } from './queue.js';
+import type { JobRecords } from './records.js';
+import type { JobRegistry } from './registry.js';
+
+export interface SubmitRequest {
+  accountId: string;
+  kind: string;
+  input: unknown;
+  webhookUrl?: string | null;
+  idempotencyKey?: string | null;
+}
+
+export interface SubmitResult {
+  jobId: string;
+  /** False when an existing job answered (idempotent replay or a running duplicate). */
+  created: boolean;
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export class JobService {
+  constructor(
+    private readonly db: Db,
+    private readonly records: JobRecords,
+    private readonly registry: JobRegistry,
+    private readonly ledger: Ledger,
+    private readonly queue: JobQueue,
+    private readonly defaults: { maxAttempts: number; resultTtlMs: number },
+  ) {}
+
+  async submit(req: SubmitRequest): Promise<SubmitResult> {
+    const kind = this.registry.require(req.kind);
+    const requestHash = createHash('sha256')
+      .update(canonical({ kind: req.kind, input: req.input, webhookUrl: req.webhookUrl ?? null }))
+      .digest('hex');
+    if (req.idempotencyKey) {
+      const replay = await this.replay(req.accountId, req.idempotencyKey, requestHash);
+      if (replay) return replay;
+    }
+    const dedupeKey = kind.dedupeKey?.(req.input) ?? null;
+    if (dedupeKey) {
+      const live = await this.records.findLive(req.accountId, req.kind, dedupeKey);
+      if (live) return { jobId: live.id, created: false };
+    }
+    const estimate = Math.max(0, Math.ceil(kind.estimate(req.input)));
+    const jobId = newId('job');
+    const now = Date.now();
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        await tx
+          .insertInto('jobs')
+          .values({
+            id: jobId,
+            account_id: req.accountId,
+            kind: req.kind,
+            status: 'queued',
+            input: JSON.stringify(req.input),
+            result: null,
+            error: null,
+            error_code: null,
+            max_attempts: kind.maxAttempts ?? this.defaults.maxAttempts,
+            held: estimate,
+            cost: null,
+            webhook_url: req.webhookUrl ?? null,
+            dedupe_key: dedupeKey,
+            run_at: now,
+            locked_by: null,
+            locked_until: null,
+            created_at: now,
+            started_at: null,
+            completed_at: null,
+            duration_ms: null,
+            result_expires_at: null,
+          })
+          .execute();
+        if (estimate > 0) {
+          await this.ledger.hold(req.accountId, jobId, estimate, 1, `Hold for ${req.kind} job`, tx);
+        }
+        if (req.idempotencyKey) {
+          await tx
+            .insertInto('idempotency_keys')
+            .values({
+              account_id: req.accountId,
+              key: req.idempotencyKey,
+              request_hash: requestHash,
+              job_id: jobId,
+              created_at: now,
+            })
+            .execute();
+        }
+      });
+    } catch (err) {
+      // Two requests raced with the same Idempotency-Key: the loser answers like a replay.
+      if (req.idempotencyKey && isUniqueViolation(err)) {
+        const replay = await this.replay(req.accountId, req.idempotencyKey, requestHash);
+        if (replay) return replay;
+      }
+      throw err;
+    }
+    await this.queue.enqueue({ id: jobId, kind: req.kind, runAt: now, attempt: 0 });
+    return { jobId, created: true };
+  }
+
+  private async replay(accountId: string, key: string, requestHash: string): Promise<SubmitResult | null> {
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'job_id', 'created_at'])
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!row) return null;
+    if (row.created_at < Date.now() - IDEMPOTENCY_TTL_MS) {
+      await this.db
+        .deleteFrom('idempotency_keys')
+        .where('account_id', '=', accountId)
+        .where('key', '=', key)
+        .execute();
+      return null;
+    }
+    if (row.request_hash !== requestHash) {
+      throw new AppError(
+        'conflict',
+        'This Idempotency-Key was already used with a different request body',
+        'Idempotency-Key',
+      );
+    }
+    return { jobId: row.job_id, created: false };
+  }
+
+  /** The caller's job, if it is of one of `kinds`; its result must not have expired. */
+  async getReadable(accountId: string, jobId: string, kinds?: readonly string[]) {
+    const job = await this.records.getForAccount(accountId, jobId, kinds);
+    if (!job) throw new AppError('not_found', 'job not found');
+    if (job.result_expires_at !== null && job.result_expires_at < Date.now()) {
+      throw new AppError('not_found', 'job result has expired');
+    }
+    return job;
+  }
+
+  list(accountId: string, q: { status?: JobStatus; limit: number; offset: number }) {
+    return this.records.list(accountId, q);
+  }
+}
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

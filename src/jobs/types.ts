@@ -1,0 +1,55 @@
+// What a capability provides to add a job kind: its input schema, the most it can cost, how to run
+// it and what it finally costs. The engine does the rest (queueing, retries, billing, webhooks).
+import type { TSchema } from '@sinclair/typebox';
+import type { ErrorCode } from '../errors.js';
+import type { JobRow } from '../store/schema.js';
+
+export interface JobContext {
+  readonly jobId: string;
+  readonly accountId: string;
+  /** 1 on the first run. */
+  readonly attempt: number;
+  /** Aborted when the job times out or the worker shuts down. */
+  readonly signal: AbortSignal;
+  /**
+   * Reserves more credits once the job knows its real size (e.g. media duration). At most one
+   * extra hold per job; if the balance cannot cover it the job fails with insufficient_credits.
+   */
+  holdMore(credits: number): Promise<void>;
+}
+
+export interface JobKind<I = unknown, R = unknown> {
+  /** Also the queue name shown as `queue` (transcript, ocr, describe, extract, crawl, …). */
+  readonly kind: string;
+  readonly inputSchema: TSchema;
+  /** The most the job can cost, held when it is accepted. */
+  estimate(input: I): number;
+  run(ctx: JobContext, input: I): Promise<R>;
+  /** The real cost once it succeeded; capped at what was held. */
+  cost(input: I, result: R): number;
+  /** Jobs of this kind run at once per process (default 4). */
+  readonly concurrency?: number;
+  readonly maxAttempts?: number;
+  /** Per-attempt time limit (default 10 minutes). */
+  readonly timeoutMs?: number;
+  /** Same account and key while a job is queued or active → that job instead of a new one. */
+  dedupeKey?(input: I): string | null;
+}
+
+/** Thrown by handlers: `retryable` failures go back to the queue with backoff, others fail at once. */
+export class JobError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export const retryable = (message: string, code: ErrorCode = 'upstream_error') =>
+  new JobError(code, message, true);
+export const permanent = (message: string, code: ErrorCode = 'invalid_request') =>
+  new JobError(code, message, false);
+
+export type { JobRow };

@@ -1,0 +1,14 @@
+// Graceful shutdown on SIGTERM/SIGINT, with a hard stop if it takes too long.
+export function onShutdownSignal(log: { info(o: object, m: string): void }, close: () => Promise<void>) {
+  let closing = false;
+  const handler = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    close().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}
