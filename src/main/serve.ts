@@ -2,14 +2,21 @@
 // SIGTERM/SIGINT it stops taking requests, finishes those in flight, drains running jobs, then
 // closes the database.
 import type { Config } from '../config.js';
-import { buildApp } from '../http/app.js';
+import { type BuildOptions, buildApp } from '../http/app.js';
 import { type JobProcessing, startJobProcessing } from '../jobs/processing.js';
-import { createServices } from '../services.js';
+import { createServices, type Services } from '../services.js';
 import { onShutdownSignal } from './signals.js';
 
-export async function serve(config: Config): Promise<void> {
+export interface ProcessHooks {
+  /** Runs once the services exist, before anything starts (e.g. register extra job kinds). */
+  setup?(services: Services): void;
+  extraRoutes?: BuildOptions['extraRoutes'];
+}
+
+export async function serve(config: Config, hooks: ProcessHooks = {}): Promise<void> {
   const services = await createServices(config);
-  const app = await buildApp(services);
+  hooks.setup?.(services);
+  const app = await buildApp(services, { extraRoutes: hooks.extraRoutes });
   if (config.checkout === 'test') {
     app.log.warn(
       'UNFURL_CHECKOUT=test: purchases complete WITHOUT payment (set STRIPE_SECRET_KEY for real payments)',

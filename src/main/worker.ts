@@ -4,11 +4,13 @@ import pino from 'pino';
 import type { Config } from '../config.js';
 import { startJobProcessing } from '../jobs/processing.js';
 import { createServices } from '../services.js';
+import type { ProcessHooks } from './serve.js';
 import { onShutdownSignal } from './signals.js';
 
-export async function worker(config: Config): Promise<void> {
+export async function worker(config: Config, hooks: ProcessHooks = {}): Promise<void> {
   const log = pino({ level: config.logLevel, base: { role: 'worker', pid: process.pid } });
   const services = await createServices(config);
+  hooks.setup?.(services);
   const processing = await startJobProcessing(services, log);
   onShutdownSignal(log, async () => {
     await processing.stop();
