@@ -79,12 +79,19 @@ export class Checkouts {
       .where('id', '=', accountId)
       .executeTakeFirstOrThrow();
     const checkoutId = newId('chk');
-    const { url, providerRef } = await this.provider.start({
-      checkoutId,
-      accountId,
-      email: account.email,
-      pkg,
-    });
+    let started: { url: string; providerRef: string | null };
+    try {
+      started = await this.provider.start({ checkoutId, accountId, email: account.email, pkg });
+    } catch (err) {
+      // The provider's own status (a 401 for our bad key, a 400 for our bad request) and message
+      // are about this server, not the caller: answer 502 and keep the cause for the log.
+      if (err instanceof AppError && err.code === 'upstream_error') throw err;
+      throw Object.assign(
+        new AppError('upstream_error', 'The payment provider could not start the checkout; try again later'),
+        { cause: err },
+      );
+    }
+    const { url, providerRef } = started;
     await this.db
       .insertInto('checkouts')
       .values({

@@ -13,12 +13,20 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: { email: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' } },
-  });
-  const amount = Number(values.amount);
-  if (!values.email || !Number.isSafeInteger(amount) || amount <= 0 || !values.reason?.trim()) {
+  let values: { email?: string; amount?: string; reason?: string };
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { email: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' } },
+    }));
+  } catch (err) {
+    // Unknown options, stray words and options missing their value are usage errors, not crashes.
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  // Plain decimal digits only: "1e3", "0x10" or "10abc" are not amounts an operator means.
+  const amount = /^[1-9][0-9]*$/.test(values.amount ?? '') ? Number(values.amount) : Number.NaN;
+  if (!values.email?.trim() || !Number.isSafeInteger(amount) || !values.reason?.trim()) {
     console.error(`--email, a positive integer --amount and a --reason are required\n${USAGE}`);
     return 2;
   }

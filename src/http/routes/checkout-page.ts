@@ -19,7 +19,10 @@ button{font-size:1rem;padding:.6rem 1.2rem;border-radius:6px;border:0;background
 const Params = Type.Object({ id: Type.String({ pattern: '^chk_[0-9A-Za-z]{20}$' }) });
 
 export async function checkoutPageRoutes(app: FastifyInstance) {
-  const { checkouts } = app.services;
+  const { checkouts, config } = app.services;
+  // A test checkout completes without payment, so it may only be confirmed while the server is in
+  // test mode: one opened earlier must not give free credits once the server takes real payments.
+  const testMode = config.checkout === 'test';
   // The confirm button posts a form; its body carries nothing we need.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) =>
     done(null, {}),
@@ -46,6 +49,12 @@ export async function checkoutPageRoutes(app: FastifyInstance) {
       if (row.provider !== 'test') {
         return page('Checkout', '<h1>Checkout pending</h1><p>Your payment has not been confirmed yet.</p>');
       }
+      if (!testMode) {
+        return page(
+          'Checkout not available',
+          '<h1>Checkout not available</h1><p>Test checkouts are disabled on this server; start a new purchase.</p>',
+        );
+      }
       return page(
         'Test checkout',
         `<p class="banner"><strong>Test mode — no payment is taken.</strong> This server runs without a payment
@@ -62,6 +71,7 @@ provider; confirming adds the credits for free.</p>
     async (request, reply) => {
       const row = await load((request.params as { id: string }).id);
       if (row.provider !== 'test') throw new AppError('forbidden', 'This checkout is paid through Stripe');
+      if (!testMode) throw new AppError('forbidden', 'Test checkouts are disabled on this server');
       const outcome = await checkouts.complete(row.id);
       const wantsJson = (request.headers.accept ?? '').includes('application/json');
       if (wantsJson)

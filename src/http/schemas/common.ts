@@ -15,7 +15,14 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const Limit = (max = 100, dflt = 20) =>
   Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `Items per page (1–${max})` });
-export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' });
+// Bounded so that a huge offset is a 400, not a number the database rejects (a 500).
+export const MAX_OFFSET = 1_000_000_000;
+export const Offset = Type.Integer({
+  minimum: 0,
+  maximum: MAX_OFFSET,
+  default: 0,
+  description: `Items to skip (0–${MAX_OFFSET})`,
+});
 
 /** Standard error answers added to every route's response schema, by status. */
 export function errorResponses(...statuses: number[]) {
