@@ -127,6 +127,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (checkoutRaw === 'stripe' && !stripeKey) {
     throw new ConfigError('UNFURL_CHECKOUT', 'stripe needs STRIPE_SECRET_KEY');
   }
+  // Without the webhook secret, paid checkouts could never be credited.
+  if (checkoutRaw === 'stripe' && !str(env, 'STRIPE_WEBHOOK_SECRET')) {
+    throw new ConfigError('STRIPE_WEBHOOK_SECRET', 'is required when checkout runs through Stripe');
+  }
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const publicUrl = url(env, 'UNFURL_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`;

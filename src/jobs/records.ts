@@ -119,9 +119,9 @@ export class JobRecords {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  /** Ends a held job as completed or failed; false if this worker no longer held it. */
-  async finish(
-    tx: Tx,
+  /** Ends a held job as completed or failed; the final row, or undefined if this worker lost it. */
+  finish(
+    db: Db | Tx,
     job: JobRow,
     workerId: string,
     outcome: {
@@ -132,9 +132,9 @@ export class JobRecords {
       cost: number;
     },
     resultTtlMs: number,
-  ): Promise<boolean> {
+  ): Promise<JobRow | undefined> {
     const now = Date.now();
-    const r = await tx
+    return db
       .updateTable('jobs')
       .set({
         status: outcome.status,
@@ -151,14 +151,14 @@ export class JobRecords {
       .where('id', '=', job.id)
       .where('status', '=', 'active')
       .where('locked_by', '=', workerId)
+      .returningAll()
       .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
   }
 
   /** Fails a job that is not held by anyone (lease ran out with no attempts left). */
-  async failUnheld(tx: Tx, job: JobRow, error: string, errorCode: string, resultTtlMs: number) {
+  failUnheld(db: Db | Tx, job: JobRow, error: string, errorCode: string, resultTtlMs: number) {
     const now = Date.now();
-    const r = await tx
+    return db
       .updateTable('jobs')
       .set({
         status: 'failed',
@@ -174,8 +174,8 @@ export class JobRecords {
       .where('id', '=', job.id)
       .where('status', '=', job.status)
       .where('attempts', '=', job.attempts)
+      .returningAll()
       .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
   }
 
   /** Puts a held job back in the queue to run again at `runAt`. */

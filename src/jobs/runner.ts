@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 // Running jobs (worker side): claim, run the handler under a renewed lease, then end the job and its
 // billing in one transaction — or put it back with backoff. Also the sweeper that recovers jobs of
 // workers that died.
@@ -60,7 +61,10 @@ export class JobRunner implements JobConsumer {
     private readonly queue: JobQueue,
     private readonly settings: RunnerSettings,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // Every running job listens for shutdown; hundreds may run at once.
+    setMaxListeners(0, this.shutdown.signal);
+  }
 
   claimNext(kind: string) {
     return this.records.claimNext(kind, this.workerId, this.settings.leaseMs);
@@ -114,6 +118,7 @@ export class JobRunner implements JobConsumer {
       Math.max(100, Math.floor(this.settings.leaseMs / 3)),
     );
     let extraHolds = 0;
+    let held = job.held;
     const ctx: JobContext = {
       jobId: job.id,
       accountId: job.account_id,
@@ -133,13 +138,14 @@ export class JobRunner implements JobConsumer {
           );
           await this.records.addHeld(job.id, credits, tx);
         });
+        held += credits;
       },
     };
     const input = JSON.parse(job.input) as unknown;
     try {
       const result = await kind.run(ctx, input);
       if (leaseLost) return;
-      await this.end(job, { ok: true, result, cost: kind.cost(input, result) });
+      await this.end({ ...job, held }, { ok: true, result, cost: kind.cost(input, result) });
     } catch (err) {
       if (leaseLost) return;
       const c = classify(err);
@@ -149,7 +155,7 @@ export class JobRunner implements JobConsumer {
       } else if (c.retryable && this.shutdown.signal.aborted) {
         await this.retry(job, c.message, 0);
       } else {
-        await this.end(job, { ok: false, code: c.code, message: c.message });
+        await this.end({ ...job, held }, { ok: false, code: c.code, message: c.message });
       }
     } finally {
       clearTimeout(timeout);
@@ -189,17 +195,27 @@ export class JobRunner implements JobConsumer {
   /**
    * Runs `finish` (the guarded status change) and, only if it took effect, settles the job's credits
    * — the real cost capped at what was held — and queues its webhook, all in one transaction.
+   * `job.held` must be what is held now. A job with nothing held and no webhook needs no transaction.
    */
-  private async endWith(job: JobRow, cost: number, finish: (tx: Tx, charged: number) => Promise<boolean>) {
-    const ended = await this.db.transaction().execute(async (tx) => {
-      const held = await this.ledger.heldFor(job.id, tx);
-      const charged = Math.min(Math.max(0, Math.ceil(cost)), held);
-      if (!(await finish(tx, charged))) return false;
-      if (held > 0) await this.ledger.settleJob(job.account_id, job.id, charged, `${job.kind} job`, tx);
-      await enqueueWebhook(tx, (await this.records.get(job.id, tx))!);
-      return true;
-    });
-    if (ended) this.onEnded(job);
+  private async endWith(
+    job: JobRow,
+    cost: number,
+    finish: (db: Db | Tx, charged: number) => Promise<JobRow | undefined>,
+  ) {
+    const charged = Math.min(Math.max(0, Math.ceil(cost)), job.held);
+    const inTx = async (db: Db | Tx) => {
+      const ended = await finish(db, charged);
+      if (!ended) return undefined;
+      if (job.held > 0)
+        await this.ledger.settleJob(job.account_id, job.id, charged, `${job.kind} job`, db as Tx);
+      await enqueueWebhook(db as Tx, ended);
+      return ended;
+    };
+    const ended =
+      job.held === 0 && !job.webhook_url
+        ? await finish(this.db, 0)
+        : await this.db.transaction().execute(inTx);
+    if (ended) this.onEnded(ended);
   }
 
   /**

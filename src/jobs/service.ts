@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Ledger } from '../billing/ledger.js';
 import { AppError } from '../errors.js';
-import { type Db, isUniqueViolation } from '../store/db.js';
+import { type Db, isUniqueViolation, type Tx } from '../store/db.js';
 import { newId } from '../store/ids.js';
 import type { JobStatus } from '../store/schema.js';
 import type { JobQueue } from './queue.js';
@@ -47,11 +47,14 @@ export class JobService {
 
   async submit(req: SubmitRequest): Promise<SubmitResult> {
     const kind = this.registry.require(req.kind);
-    const requestHash = createHash('sha256')
-      .update(canonical({ kind: req.kind, input: req.input, webhookUrl: req.webhookUrl ?? null }))
-      .digest('hex');
-    if (req.idempotencyKey) {
-      const replay = await this.replay(req.accountId, req.idempotencyKey, requestHash);
+    const key = req.idempotencyKey ?? null;
+    const requestHash = key
+      ? createHash('sha256')
+          .update(canonical({ kind: req.kind, input: req.input, webhookUrl: req.webhookUrl ?? null }))
+          .digest('hex')
+      : '';
+    if (key) {
+      const replay = await this.replay(req.accountId, key, requestHash);
       if (replay) return replay;
     }
     const dedupeKey = kind.dedupeKey?.(req.input) ?? null;
@@ -62,54 +65,60 @@ export class JobService {
     const estimate = Math.max(0, Math.ceil(kind.estimate(req.input)));
     const jobId = newId('job');
     const now = Date.now();
+    const insertJob = (db: Db | Tx) =>
+      db
+        .insertInto('jobs')
+        .values({
+          id: jobId,
+          account_id: req.accountId,
+          kind: req.kind,
+          status: 'queued',
+          input: JSON.stringify(req.input),
+          result: null,
+          error: null,
+          error_code: null,
+          max_attempts: kind.maxAttempts ?? this.defaults.maxAttempts,
+          held: estimate,
+          cost: null,
+          webhook_url: req.webhookUrl ?? null,
+          dedupe_key: dedupeKey,
+          run_at: now,
+          locked_by: null,
+          locked_until: null,
+          created_at: now,
+          started_at: null,
+          completed_at: null,
+          duration_ms: null,
+          result_expires_at: null,
+        })
+        .execute();
     try {
-      await this.db.transaction().execute(async (tx) => {
-        await tx
-          .insertInto('jobs')
-          .values({
-            id: jobId,
-            account_id: req.accountId,
-            kind: req.kind,
-            status: 'queued',
-            input: JSON.stringify(req.input),
-            result: null,
-            error: null,
-            error_code: null,
-            max_attempts: kind.maxAttempts ?? this.defaults.maxAttempts,
-            held: estimate,
-            cost: null,
-            webhook_url: req.webhookUrl ?? null,
-            dedupe_key: dedupeKey,
-            run_at: now,
-            locked_by: null,
-            locked_until: null,
-            created_at: now,
-            started_at: null,
-            completed_at: null,
-            duration_ms: null,
-            result_expires_at: null,
-          })
-          .execute();
-        if (estimate > 0) {
-          await this.ledger.hold(req.accountId, jobId, estimate, 1, `Hold for ${req.kind} job`, tx);
-        }
-        if (req.idempotencyKey) {
-          await tx
-            .insertInto('idempotency_keys')
-            .values({
-              account_id: req.accountId,
-              key: req.idempotencyKey,
-              request_hash: requestHash,
-              job_id: jobId,
-              created_at: now,
-            })
-            .execute();
-        }
-      });
+      if (estimate === 0 && !key) {
+        await insertJob(this.db); // one statement: no transaction needed
+      } else {
+        await this.db.transaction().execute(async (tx) => {
+          await insertJob(tx);
+          if (estimate > 0) {
+            await this.ledger.hold(req.accountId, jobId, estimate, 1, `Hold for ${req.kind} job`, tx);
+          }
+          if (key) {
+            await tx
+              .insertInto('idempotency_keys')
+              .values({
+                account_id: req.accountId,
+                key,
+                request_hash: requestHash,
+                job_id: jobId,
+                created_at: now,
+              })
+              .execute();
+          }
+        });
+      }
     } catch (err) {
       // Two requests raced with the same Idempotency-Key: the loser answers like a replay.
-      if (req.idempotencyKey && isUniqueViolation(err)) {
-        const replay = await this.replay(req.accountId, req.idempotencyKey, requestHash);
+      if (key && isUniqueViolation(err)) {
+        const replay = await this.replay(req.accountId, key, requestHash);
         if (replay) return replay;
       }
       throw err;
