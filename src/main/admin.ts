@@ -1,7 +1,6 @@
 // `unfurl admin …`: operator commands that act on the database directly.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { createServices } from '../services.js';
 
 const USAGE = `usage:
   unfurl admin credits grant --email E --amount N --reason TEXT
@@ -30,6 +29,7 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
     console.error(`--email, a positive integer --amount and a --reason are required\n${USAGE}`);
     return 2;
   }
+  const { createServices } = await import('../services.js');
   const services = await createServices(config);
   try {
     const account = await services.accounts.findByEmail(values.email);

@@ -1,11 +1,8 @@
 #!/usr/bin/env node
 // The one `unfurl` binary: server commands (serve, migrate, admin).
 import { ConfigError, loadConfig } from '../config.js';
-import { openStore } from '../store/db.js';
-import { migrateToLatest } from '../store/migrator.js';
-import { admin } from './admin.js';
-import { serve } from './serve.js';
-import { worker } from './worker.js';
+
+// Each command imports only what it needs, so usage errors and `unfurl admin …` answer quickly.
 
 const HELP = `unfurl — URL in, data out
 
@@ -25,12 +22,14 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'serve':
-      await serve(config);
+      await (await import('./serve.js')).serve(config);
       return -1; // keeps running
     case 'worker':
-      await worker(config);
+      await (await import('./worker.js')).worker(config);
       return -1; // keeps running
     case 'migrate': {
+      const { openStore } = await import('../store/db.js');
+      const { migrateToLatest } = await import('../store/migrator.js');
       const store = openStore(config);
       try {
         const applied = await migrateToLatest(store);
@@ -41,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'admin':
-      return admin(config, rest);
+      return (await import('./admin.js')).admin(config, rest);
     default:
       console.error(`unknown command "${command}"\n\n${HELP}`);
       return 2;
