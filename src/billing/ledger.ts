@@ -139,15 +139,32 @@ export class Ledger {
 
   /**
    * Reserves credits for a job. `seq` numbers the holds of one job (1 on acceptance, 2 for the
-   * top-up once its real size is known) so a retried hold is not taken twice.
+   * top-up once its real size is known) so a retried hold is not taken twice. A job whose holds were
+   * already released (it ended) takes no more: such a hold would never be given back.
    */
   async hold(accountId: string, jobId: string, amount: number, seq: number, description: string, tx?: Tx) {
     positive(amount);
-    const r = await this.postAlone(
-      { accountId, amount: -amount, type: 'hold', description, jobId, reference: `hold:${jobId}:${seq}` },
-      tx,
-    );
-    return r === 'duplicate' ? this.balance(accountId, tx) : r.balance;
+    const run = async (t: Tx) => {
+      // Serialises with settleJob on the account row: either the job ends first and this sees its
+      // release, or this hold commits first and settleJob releases it with the rest.
+      await this.lockAccount(t, accountId);
+      const ended = await t
+        .selectFrom('credit_transactions')
+        .select('id')
+        .where('reference', '=', `release:${jobId}`)
+        .executeTakeFirst();
+      if (ended) throw new AppError('conflict', `Job ${jobId} has ended; no more credits can be held for it`);
+      const r = await this.postIn(t, {
+        accountId,
+        amount: -amount,
+        type: 'hold',
+        description,
+        jobId,
+        reference: `hold:${jobId}:${seq}`,
+      });
+      return r === 'duplicate' ? this.balance(accountId, t) : r.balance;
+    };
+    return tx ? run(tx) : this.db.transaction().execute(run);
   }
 
   /**
@@ -156,6 +173,8 @@ export class Ledger {
    */
   async settleJob(accountId: string, jobId: string, cost: number, description: string, tx?: Tx) {
     const run = async (t: Tx) => {
+      // Lock first, then read the holds: a hold committed meanwhile is seen and released too.
+      await this.lockAccount(t, accountId);
       const held = await this.heldFor(jobId, t);
       const release = await this.post(t, {
         accountId,
@@ -184,15 +203,27 @@ export class Ledger {
     return tx ? run(tx) : this.db.transaction().execute(run);
   }
 
-  /** Credits currently held for a job (positive number). */
+  /** Locks the account row until the transaction ends (a no-op write); answers its balance. */
+  private async lockAccount(tx: Tx, accountId: string): Promise<number> {
+    const locked = await tx
+      .updateTable('accounts')
+      .set({ balance: sql`balance` })
+      .where('id', '=', accountId)
+      .returning('balance')
+      .executeTakeFirst();
+    if (!locked) throw new AppError('not_found', 'account not found');
+    return locked.balance;
+  }
+
+  /** Credits currently held for a job (positive number; 0 once the job's holds are released). */
   async heldFor(jobId: string, db: Db | Tx = this.db): Promise<number> {
     const row = await db
       .selectFrom('credit_transactions')
       .select((eb) => eb.fn.sum<number>('amount').as('total'))
       .where('job_id', '=', jobId)
-      .where('type', '=', 'hold')
+      .where('type', 'in', ['hold', 'release'])
       .executeTakeFirst();
-    return -Number(row?.total ?? 0);
+    return 0 - Number(row?.total ?? 0);
   }
 
   /**
@@ -203,14 +234,8 @@ export class Ledger {
     positive(amount);
     return this.db.transaction().execute(async (tx) => {
       // Lock the account row first so the cap is computed on the balance we then debit.
-      const locked = await tx
-        .updateTable('accounts')
-        .set({ balance: sql`balance` })
-        .where('id', '=', accountId)
-        .returning('balance')
-        .executeTakeFirst();
-      if (!locked) throw new AppError('not_found', 'account not found');
-      const taken = Math.min(amount, locked.balance);
+      const balance = await this.lockAccount(tx, accountId);
+      const taken = Math.min(amount, balance);
       const capped = taken < amount;
       const r = await this.post(tx, {
         accountId,

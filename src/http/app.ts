@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Services } from '../services.js';
 import { newId } from '../store/ids.js';
 import { type RouteEntry, registerAuth } from './plugins/auth.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutPageRoutes } from './routes/checkout-page.js';
@@ -48,6 +48,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     requestIdHeader: false,
     trustProxy: false,
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler(config.publicUrl),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },

@@ -1,7 +1,7 @@
 // Authentication and per-key rate limiting, added to every route that is not marked public.
 // Order on a request: bearer token → principal → token bucket → handler. A limited request
 // is refused before any work or billing, so it costs nothing.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Principal } from '../../accounts/accounts.js';
 import { AppError } from '../../errors.js';
 import type { BucketDecision, RateLimiter } from '../../ratelimit/token-bucket.js';
@@ -60,11 +60,14 @@ export function registerAuth(app: FastifyInstance, services: Services, routeTabl
 
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const isPublic = route.config?.public === true || route.url.startsWith('/docs');
+    const isPublic = route.config?.public === true || route.url === '/docs' || route.url.startsWith('/docs/');
     for (const method of methods) {
       if (method !== 'HEAD') routeTable.push({ method, url: route.url, public: isPublic });
     }
-    const hooks = Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [];
+    // Our hooks go first, so a route's own onRequest hooks never run for a refused request. A new
+    // array: the route's own one is shared with the HEAD twin of a GET route (which comes through here too).
+    const own = Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [];
+    const hooks: onRequestHookHandler[] = [];
     if (route.config?.ipLimited) {
       hooks.push(async (request: FastifyRequest, reply: FastifyReply) => {
         await limit(reply, services.authRateLimiter, request.ip);
@@ -86,6 +89,6 @@ export function registerAuth(app: FastifyInstance, services: Services, routeTabl
         await limit(reply, services.rateLimiter, found.keyId);
       });
     }
-    route.onRequest = hooks;
+    route.onRequest = [...hooks, ...own];
   });
 }

@@ -50,11 +50,27 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 };
 
+const INTERNAL = 'Something went wrong on our side; the request was not charged';
+
+/**
+ * True for errors whose HTTP status and message are meant for the client: Fastify's own (body
+ * parsing, routing) and http-errors marked `expose`. A status carried by any other error (a
+ * library's, e.g. the Stripe SDK's 401 for our own bad key) says nothing about the caller's request.
+ */
+function isClientFacing(err: FastifyError): boolean {
+  return (
+    (typeof err.code === 'string' && err.code.startsWith('FST_')) ||
+    (err as { expose?: unknown }).expose === true
+  );
+}
+
 /** Classifies anything thrown into the API's error shape; unknown errors become a bare 500. */
-export function toAppError(err: FastifyError | Error): AppError {
+export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (err === null || typeof err !== 'object') return new AppError('internal_error', INTERNAL);
   const fe = err as FastifyError;
   if (fe.validation) return describeValidation(fe.validation as ValidationItem[], fe.validationContext);
+  if (!isClientFacing(fe)) return new AppError('internal_error', INTERNAL);
   const status = fe.statusCode ?? 500;
   if (status === 413 || fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new AppError('payload_too_large', 'The request body is too large');
@@ -62,11 +78,17 @@ export function toAppError(err: FastifyError | Error): AppError {
   if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new AppError('unsupported_media_type', 'Send the body as application/json');
   }
+  if (fe.code === 'FST_ERR_BAD_URL') {
+    return new AppError('invalid_request', 'The URL path is not valid (bad percent-encoding)');
+  }
+  if (fe.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new AppError('invalid_request', 'A path parameter is too long');
+  }
   if (status >= 400 && status < 500 && STATUS_CODES[status]) {
-    const message = err instanceof SyntaxError ? 'The body is not valid JSON' : err.message;
+    const message = err instanceof SyntaxError ? 'The body is not valid JSON' : fe.message;
     return new AppError(STATUS_CODES[status]!, message);
   }
-  return new AppError('internal_error', 'Something went wrong on our side; the request was not charged');
+  return new AppError('internal_error', INTERNAL);
 }
 
 export function sendError(reply: FastifyReply, docsBase: string, err: AppError) {
@@ -83,6 +105,9 @@ export function sendError(reply: FastifyReply, docsBase: string, err: AppError) 
 }
 
 export function registerErrorHandling(app: FastifyInstance, docsBase: string) {
+  // Bodies are JSON only: Fastify's built-in text/plain parser would hand a text body to validation
+  // (a 400 about its shape) where the answer is 415.
+  app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appErr = toAppError(err);
     if (appErr.status >= 500) request.log.error({ err }, 'request failed');
@@ -96,4 +121,18 @@ export function registerErrorHandling(app: FastifyInstance, docsBase: string) {
       new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`),
     ),
   );
+}
+
+/**
+ * Fastify's `frameworkErrors` option: failures met before routing (a path that is not valid
+ * percent-encoding, an over-long path parameter), which otherwise answer Fastify's own body
+ * without our shape or an X-Request-Id.
+ */
+export function frameworkErrorHandler(docsBase: string) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('X-Request-Id', request.id);
+    const appErr = toAppError(err);
+    request.log.info({ code: appErr.code, status: appErr.status, fastify: err.code }, appErr.message);
+    sendError(reply, docsBase, appErr);
+  };
 }

@@ -1,0 +1,206 @@
+// Rate limits (DESIGN §4, §9): a token bucket per API key (UNFURL_RATE_LIMIT_RPS/BURST) and per client
+// IP on register and login (UNFURL_AUTH_RATE_LIMIT_PER_MINUTE). With REDIS_URL the buckets live in
+// Redis and are shared by every process; without it each process has its own.
+import { randomInt } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
+import { createServices, type Services } from '../../src/services.js';
+import { createTestApp, type TestApp, uniqueEmail } from '../support/app.js';
+import { usingRedis } from '../support/env.js';
+import { PAID_PATH, paidTestRoutes } from '../support/paid-route.js';
+import { closeTestApp } from '../support/teardown.js';
+
+const RPS = 1;
+const BURST = 3;
+const PASSWORD = 'correct horse battery';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const statuses = (rs: LightMyRequestResponse[]) => rs.map((r) => r.statusCode).sort();
+/** A client address of our own, so that no other test (or earlier run, with Redis) shares its bucket. */
+const randomIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+
+function expectRateLimited(res: LightMyRequestResponse, burst = BURST) {
+  expect(res.statusCode).toBe(429);
+  const body = res.json();
+  expect(Object.keys(body).sort()).toEqual(['details', 'documentationUrl', 'error', 'message']);
+  expect(body.error).toBe('rate_limited');
+  expect(body.documentationUrl).toMatch(/\/docs\/reference#rate_limited$/);
+  const retryAfter = res.headers['retry-after'];
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(res.headers['ratelimit-policy']).toMatch(new RegExp(`^"default";q=${burst};w=\\d+$`));
+  expect(res.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
+  expect(res.headers['x-credits-charged']).toBeUndefined();
+  return Number(retryAfter);
+}
+
+describe('per-key token bucket', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(
+      { UNFURL_RATE_LIMIT_RPS: String(RPS), UNFURL_RATE_LIMIT_BURST: String(BURST) },
+      {
+        extraRoutes: (app: FastifyInstance) => {
+          paidTestRoutes(app);
+          // A route with onRequest hooks of its own (an array, shared with its HEAD twin by Fastify).
+          app.get('/v1/test/own-hooks', { onRequest: [async () => {}] }, async () => ({ ok: true }));
+        },
+      },
+    );
+  });
+  afterAll(async () => closeTestApp(t));
+
+  const many = (key: string, n: number, opts: InjectOptions = { method: 'GET', url: '/v1/account' }) =>
+    Promise.all(Array.from({ length: n }, () => t.call(key, opts)));
+
+  it(`the request after a burst of ${BURST} gets 429 rate_limited with Retry-After and RateLimit headers`, async () => {
+    const { apiKey } = await t.register();
+    const rs = await many(apiKey, BURST + 1);
+    expect(statuses(rs)).toEqual([...Array(BURST).fill(200), 429]);
+    const ok = rs.filter((r) => r.statusCode === 200);
+    // Each allowed request reports the tokens left after it: BURST-1 … 0.
+    expect(ok.map((r) => Number(/r=(\d+)/.exec(String(r.headers.ratelimit))![1])).sort()).toEqual(
+      Array.from({ length: BURST }, (_, i) => i),
+    );
+    for (const r of ok)
+      expect(r.headers['ratelimit-policy']).toBe(`"default";q=${BURST};w=${Math.ceil(BURST / RPS)}`);
+    const retryAfter = expectRateLimited(rs.find((r) => r.statusCode === 429)!);
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(1 / RPS));
+  });
+
+  it("another key of the same account, and another account's key, are not affected", async () => {
+    const a = await t.register();
+    const second = await t.services.accounts.createKey(a.accountId, 'second');
+    const b = await t.register();
+    const first = await many(a.apiKey, BURST + 1);
+    expect(statuses(first)).toEqual([...Array(BURST).fill(200), 429]);
+    const [again, other, elsewhere] = await Promise.all([
+      t.call(a.apiKey, { method: 'GET', url: '/v1/account' }),
+      t.call(second.key, { method: 'GET', url: '/v1/account' }),
+      t.call(b.apiKey, { method: 'GET', url: '/v1/account' }),
+    ]);
+    expectRateLimited(again);
+    expect(other.statusCode).toBe(200);
+    expect(other.json().id).toBe(a.accountId);
+    expect(elsewhere.statusCode).toBe(200);
+  });
+
+  it('a rate-limited request to a paid route costs nothing', async () => {
+    const { apiKey, accountId } = await t.register();
+    const rs = await many(apiKey, BURST + 1, { method: 'GET', url: PAID_PATH });
+    expect(statuses(rs)).toEqual([...Array(BURST).fill(200), 429]);
+    for (const r of rs.filter((x) => x.statusCode === 200)) expect(r.headers['x-credits-charged']).toBe('1');
+    expectRateLimited(rs.find((r) => r.statusCode === 429)!);
+    expect(await t.services.ledger.balance(accountId)).toBe(100 - BURST);
+    const rows = await t.services.store.db
+      .selectFrom('credit_transactions')
+      .select(['type', 'amount'])
+      .where('account_id', '=', accountId)
+      .execute();
+    expect(rows.map((r) => `${r.type}:${r.amount}`).sort()).toEqual(
+      ['grant:100', ...Array(BURST).fill('settled:-1')].sort(),
+    );
+  });
+
+  it('tokens refill at the configured rate: after Retry-After seconds one more request passes', async () => {
+    const { apiKey } = await t.register();
+    const rs = await many(apiKey, BURST + 1);
+    const retryAfter = expectRateLimited(rs.find((r) => r.statusCode === 429)!);
+    await sleep(retryAfter * 1000 + 150);
+    const refilled = await t.call(apiKey, { method: 'GET', url: '/v1/account' });
+    expect(refilled.statusCode).toBe(200);
+    // One token came back, not the whole bucket.
+    expectRateLimited(await t.call(apiKey, { method: 'GET', url: '/v1/account' }));
+  });
+
+  it('a route with onRequest hooks of its own spends one token per request', async () => {
+    const { apiKey } = await t.register();
+    const rs = await many(apiKey, BURST + 1, { method: 'GET', url: '/v1/test/own-hooks' });
+    expect(statuses(rs)).toEqual([...Array(BURST).fill(200), 429]);
+  });
+});
+
+describe('per-IP limit on register and login', () => {
+  const PER_MINUTE = 3;
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ UNFURL_AUTH_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE) });
+  });
+  afterAll(async () => closeTestApp(t));
+
+  const register = (ip: string, email = uniqueEmail()) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/register',
+      remoteAddress: ip,
+      payload: { email, password: PASSWORD },
+    });
+  const login = (ip: string, email: string, password = PASSWORD) =>
+    t.app.inject({ method: 'POST', url: '/v1/auth/login', remoteAddress: ip, payload: { email, password } });
+
+  it(`the ${PER_MINUTE + 1}th register or login from one address in a minute gets 429; other addresses do not`, async () => {
+    const ip = randomIp();
+    const first = await register(ip);
+    expect(first.statusCode).toBe(200);
+    const { email, apiKey } = { email: first.json().email as string, apiKey: first.json().apiKey as string };
+    expect((await login(ip, email, 'wrong password')).statusCode).toBe(401);
+    expect((await login(ip, email)).statusCode).toBe(200);
+
+    const retryAfter = expectRateLimited(await register(ip), PER_MINUTE);
+    expect(retryAfter).toBeLessThanOrEqual(60 / PER_MINUTE);
+    expectRateLimited(await login(ip, email), PER_MINUTE);
+
+    // Another address is unaffected.
+    expect((await register(randomIp())).statusCode).toBe(200);
+    // The key-authenticated API is limited per key, not per address.
+    const account = await t.app.inject({
+      method: 'GET',
+      url: '/v1/account',
+      remoteAddress: ip,
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(account.statusCode).toBe(200);
+    // And other public routes are not IP-limited.
+    const packages = await t.app.inject({ method: 'GET', url: '/v1/credits/packages', remoteAddress: ip });
+    expect(packages.statusCode).toBe(200);
+  });
+});
+
+describe('two app instances on the same database (and Redis, when configured)', () => {
+  let t: TestApp;
+  let services2: Services;
+  let app2: FastifyInstance;
+  beforeAll(async () => {
+    t = await createTestApp({ UNFURL_RATE_LIMIT_RPS: String(RPS), UNFURL_RATE_LIMIT_BURST: String(BURST) });
+    services2 = await createServices(t.env.config);
+    app2 = await buildApp(services2, { logger: false });
+  });
+  afterAll(async () =>
+    closeTestApp(t, async () => {
+      await app2?.close();
+      await services2?.close();
+    }),
+  );
+
+  it(
+    usingRedis
+      ? 'share one bucket per key through Redis'
+      : 'each keep their own bucket (in-process limiter, no REDIS_URL)',
+    async () => {
+      const { apiKey } = await t.register();
+      const get = (app: FastifyInstance) =>
+        app.inject({ method: 'GET', url: '/v1/account', headers: { authorization: `Bearer ${apiKey}` } });
+      const onFirst = await Promise.all(Array.from({ length: BURST }, () => get(t.app)));
+      expect(statuses(onFirst)).toEqual(Array(BURST).fill(200));
+      const onSecond = await get(app2);
+      if (usingRedis) {
+        expectRateLimited(onSecond);
+      } else {
+        expect(onSecond.statusCode).toBe(200);
+        expect(onSecond.headers.ratelimit).toBe(`"default";r=${BURST - 1};t=1`);
+      }
+      expectRateLimited(await get(t.app));
+    },
+  );
+});

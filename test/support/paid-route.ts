@@ -1,0 +1,32 @@
+// A paid test route: the one billing path of synchronous routes (`paid()`), with a steerable cost,
+// a delay inside the work (to widen the window between the balance check and the debit) and an
+// optional failure after the work (a failed request must cost nothing).
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../src/errors.js';
+import { paid } from '../../src/http/plugins/billing.js';
+
+export const PAID_PATH = '/v1/test/paid';
+
+export function paidTestRoutes(app: FastifyInstance) {
+  app.get(
+    PAID_PATH,
+    {
+      schema: {
+        querystring: Type.Object({
+          cost: Type.Integer({ minimum: 0, maximum: 1000, default: 1 }),
+          delayMs: Type.Integer({ minimum: 0, maximum: 5000, default: 0 }),
+          fail: Type.Boolean({ default: false }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as { cost: number; delayMs: number; fail: boolean };
+      return paid(request, reply, q.cost, 'test paid request', async () => {
+        if (q.delayMs) await new Promise((r) => setTimeout(r, q.delayMs));
+        if (q.fail) throw new AppError('upstream_error', 'the test route failed after its work');
+        return { ok: true };
+      });
+    },
+  );
+}
