@@ -26,6 +26,8 @@ export interface Config {
   readonly checkout: CheckoutMode;
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
+  /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
+  readonly trustProxyHops: number;
   readonly sessionTtlMs: number;
   readonly authCacheMs: number;
   readonly jobResultTtlMs: number;
@@ -39,7 +41,7 @@ export interface Config {
     readonly pollMs: number;
     /** How often lost jobs and expired results are swept. */
     readonly sweepMs: number;
-    /** Redis key prefix of the BullMQ queues (separates deployments sharing one Redis). */
+    /** Prefix of every Redis key (queues, rate limits): separates deployments sharing one Redis. */
     readonly queuePrefix: string;
   };
   readonly webhooks: {
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     checkout: checkoutRaw as CheckoutMode,
     bodyLimitBytes: int(env, 'UNFURL_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    trustProxyHops: int(env, 'UNFURL_TRUST_PROXY_HOPS', 0, 0, 10),
     sessionTtlMs: 24 * 60 * 60 * 1000,
     authCacheMs: int(env, 'UNFURL_AUTH_CACHE_MS', 500, 0, 1000),
     jobResultTtlMs: int(env, 'UNFURL_JOB_RESULT_TTL_SECONDS', 86_400, 1, 365 * 86_400) * 1000,

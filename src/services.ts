@@ -94,10 +94,10 @@ export async function createServices(config: Config): Promise<Services> {
     checkouts: new Checkouts(store.db, ledger, config.checkout, provider),
     stripe,
     rateLimiter: redis
-      ? new RedisRateLimiter(redis, keyPolicy, 'unfurl:rl:key:')
+      ? new RedisRateLimiter(redis, keyPolicy, `${config.jobs.queuePrefix}:rl:key:`)
       : new MemoryRateLimiter(keyPolicy),
     authRateLimiter: redis
-      ? new RedisRateLimiter(redis, ipPolicy, 'unfurl:rl:ip:')
+      ? new RedisRateLimiter(redis, ipPolicy, `${config.jobs.queuePrefix}:rl:ip:`)
       : new MemoryRateLimiter(ipPolicy),
     fetcher,
     jobs: { registry, records, queue, service: jobService },

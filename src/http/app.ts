@@ -46,8 +46,11 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId('req'),
     requestIdHeader: false,
-    trustProxy: false,
+    trustProxy:
+      config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < config.trustProxyHops : false,
     return503OnClosing: true,
+    // A HEAD of a paid GET would run (and bill) the whole request for nothing.
+    exposeHeadRoutes: false,
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },

@@ -25,6 +25,9 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Store {
   if (config.databaseUrl) {
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+    // An idle client whose server connection drops (restart, terminated backend) must not crash
+    // the process; the pool replaces it on the next checkout.
+    pool.on('error', (err) => console.error(`postgres idle client error: ${err.message}`));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'pg', close: () => db.destroy() };
   }

@@ -103,6 +103,13 @@ describe('per-key token bucket', () => {
     );
   });
 
+  it('HEAD is not served, so it can neither run nor bill a paid GET', async () => {
+    const { apiKey, accountId } = await t.register();
+    const res = await t.call(apiKey, { method: 'HEAD', url: PAID_PATH });
+    expect(res.statusCode).toBe(404);
+    expect(await t.services.ledger.balance(accountId)).toBe(100);
+  });
+
   it('tokens refill at the configured rate: after Retry-After seconds one more request passes', async () => {
     const { apiKey } = await t.register();
     const rs = await many(apiKey, BURST + 1);
