@@ -1,0 +1,105 @@
+// HTTP load measurement shared by the benchmarks: a server in a child process (bench/lib/server.ts)
+// and autocannon in this one, so on a small machine client and server each get their own core and
+// event loop — the same for the baseline and for Unfurl.
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { ServerKind } from './server.js';
+
+export const intEnv = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+};
+
+export interface LoadSettings {
+  connections: number;
+  durationS: number;
+  warmupS: number;
+  pipelining: number;
+}
+
+/** Defaults, overridable with BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP (seconds). */
+export function loadSettings(): LoadSettings {
+  return {
+    connections: intEnv('BENCH_CONNECTIONS', 50),
+    durationS: intEnv('BENCH_DURATION', 10),
+    warmupS: intEnv('BENCH_WARMUP', 3),
+    pipelining: 1,
+  };
+}
+
+export const describeLoad = (s: LoadSettings) =>
+  `autocannon ${s.connections} connections × ${s.durationS} s after ${s.warmupS} s warm-up, pipelining ${s.pipelining}`;
+
+export interface LoadResult {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface ChildServer {
+  /** `http://127.0.0.1:<port>` */
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a benchmark server in a child process; `env` is its whole configuration. */
+export async function startServer(kind: ServerKind, env: Record<string, string> = {}): Promise<ChildServer> {
+  const script = fileURLToPath(new URL('./server.ts', import.meta.url));
+  const cpuProfDir = process.env.BENCH_CPU_PROF;
+  const child: ChildProcess = fork(script, [kind], {
+    // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops.
+    execArgv: ['--import', 'tsx', ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [])],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const address = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 60 s`)), 60_000);
+    child.once('message', (m) => {
+      clearTimeout(timer);
+      resolve((m as { address: string }).address);
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${kind} server exited with code ${code} before listening`));
+    });
+  });
+  return {
+    address,
+    async stop() {
+      if (child.connected) child.send('stop');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Warms up, then measures GET `url`; throws if any answer is not 2xx (the number would be meaningless). */
+export async function measure(
+  url: string,
+  headers: Record<string, string>,
+  s: LoadSettings,
+): Promise<LoadResult> {
+  const base = { url, headers, connections: s.connections, pipelining: s.pipelining };
+  await autocannon({ ...base, duration: s.warmupS });
+  const r = await autocannon({ ...base, duration: s.durationS });
+  const bad = r.non2xx + r.errors + r.timeouts;
+  if (bad > 0) {
+    throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts under load`);
+  }
+  return {
+    rps: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+  };
+}
+
+export const formatLoad = (r: LoadResult) =>
+  `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50Ms.toFixed(1).padStart(5)} ms   p99 ${r.p99Ms
+    .toFixed(1)
+    .padStart(5)} ms`;
