@@ -17,6 +17,8 @@ export class EmbeddedQueue implements JobQueue {
   private timer: NodeJS.Timeout | null = null;
   private readonly delayed = new Set<NodeJS.Timeout>();
   private readonly active = new Set<Promise<void>>();
+  /** Pumps in progress: a claim may be in flight, and the job it takes must be waited for too. */
+  private readonly pumps = new Set<Promise<void>>();
   private draining = false;
 
   constructor(
@@ -58,7 +60,7 @@ export class EmbeddedQueue implements JobQueue {
       return;
     }
     lane.pumping = true;
-    void (async () => {
+    const pumping: Promise<void> = (async () => {
       try {
         do {
           lane.again = false;
@@ -82,6 +84,8 @@ export class EmbeddedQueue implements JobQueue {
         lane.pumping = false;
       }
     })();
+    this.pumps.add(pumping);
+    void pumping.finally(() => this.pumps.delete(pumping));
   }
 
   async drain(): Promise<void> {
@@ -89,7 +93,9 @@ export class EmbeddedQueue implements JobQueue {
     if (this.timer) clearInterval(this.timer);
     for (const t of this.delayed) clearTimeout(t);
     this.delayed.clear();
-    while (this.active.size) await Promise.allSettled([...this.active]);
+    while (this.active.size || this.pumps.size) {
+      await Promise.allSettled([...this.active, ...this.pumps]);
+    }
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,8 @@
 // Graceful shutdown on SIGTERM/SIGINT, with a hard stop if it takes too long.
-export function onShutdownSignal(log: { info(o: object, m: string): void }, close: () => Promise<void>) {
+export function onShutdownSignal(
+  log: { info(o: object, m: string): void; error(o: object, m: string): void },
+  close: () => Promise<void>,
+) {
   let closing = false;
   const handler = (signal: string) => {
     if (closing) return;
@@ -7,7 +10,14 @@ export function onShutdownSignal(log: { info(o: object, m: string): void }, clos
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
-    close().finally(() => process.exit(0));
+    // A shutdown that failed (e.g. jobs not drained, database not closed) must not look clean.
+    close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));

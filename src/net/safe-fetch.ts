@@ -78,7 +78,8 @@ export class SafeFetcher {
         param,
       );
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    // Brackets of an IPv6 literal and the root dot of a fully qualified name ("localhost.") go.
+    const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
     if (isIP(host) && !this.allowPrivateNetwork && !isPublicAddress(host)) {
       throw new AppError(
         'invalid_request',

@@ -1,0 +1,45 @@
+// Stopping job processing in-process (what SIGTERM does in serve/worker): stop() must not return
+// while a job is being claimed or run — else the process closes its database under a running job,
+// which is left `active` until its lease runs out and costs it an attempt.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startJobProcessing } from '../../src/jobs/processing.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { disposeEnv } from '../support/job-processes.js';
+import { registerTestKinds, testJobRoutes } from '../support/test-kinds.js';
+
+const quiet = { info() {}, warn() {}, error() {} };
+let t: TestApp | null = null;
+afterEach(async () => {
+  if (!t) return;
+  await t.app.close();
+  await t.services.close();
+  await disposeEnv(t.env);
+  t = null;
+});
+
+describe(`stopping job processing (${process.env.REDIS_URL ? 'BullMQ' : 'embedded'} queue)`, () => {
+  it('does not return while a job submitted just before is being claimed', async () => {
+    t = await createTestApp({ UNFURL_JOB_POLL_MS: '10000' }, { extraRoutes: testJobRoutes });
+    registerTestKinds(t.services.jobs.registry);
+    const processing = await startJobProcessing(t.services, quiet);
+    const { accountId } = await t.register();
+    // Nothing runs, so nothing holds stop() up — except the claim the submit has just started.
+    const { jobId } = await t.services.jobs.service.submit({
+      accountId,
+      kind: 'echo',
+      input: { value: 'just in time', sleepMs: 200 },
+    });
+    const ids = [jobId];
+    await processing.stop();
+    const atStop = await Promise.all(ids.map((id) => t!.services.jobs.records.get(id)));
+    for (const r of atStop) {
+      // Either it ran to its end before stop() returned, or it was never taken.
+      expect(['completed', 'queued']).toContain(r?.status);
+      expect(r?.locked_by).toBeNull();
+    }
+    // Nothing runs after stop() returned.
+    await new Promise((r) => setTimeout(r, 700));
+    const later = await Promise.all(ids.map((id) => t!.services.jobs.records.get(id)));
+    expect(later.map((r) => [r?.status, r?.attempts])).toEqual(atStop.map((r) => [r?.status, r?.attempts]));
+  });
+});
