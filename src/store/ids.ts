@@ -2,13 +2,25 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+// Random bytes are drawn in blocks: one system call serves many ids (one per request, at least).
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let used = 0;
+
+function nextByte(): number {
+  if (used === POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    used = 0;
+  }
+  return pool[used++]!;
+}
+
 /** Random base62 text of the given length (rejection sampling keeps it unbiased). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
-    }
+    const byte = nextByte();
+    if (byte < 248) out += ALPHABET[byte % 62];
   }
   return out;
 }
