@@ -8,6 +8,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: 'authenticated GET /v1/account req/s and latency vs bare Fastify',
     run: async () => (await import('./account.js')).benchAccount(),
   },
+  jobs: {
+    what: 'job throughput per queue adapter vs raw BullMQ, and idle POST→completed latency',
+    run: async () => (await import('./jobs.js')).benchJobs(),
+  },
 };
 
 const names = process.argv.slice(2);

@@ -39,7 +39,7 @@ export class BullMqQueue implements JobQueue {
       { jobId: job.id },
       {
         // One message per attempt; a repeated enqueue of the same attempt is ignored by BullMQ.
-        jobId: `${job.id}-a${job.attempt}`,
+        jobId: `${job.id}-a${job.attempt}${job.nonce ? `-${job.nonce}` : ''}`,
         delay: Math.max(0, job.runAt - Date.now()),
         removeOnComplete: true,
         removeOnFail: 1000,

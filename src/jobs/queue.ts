@@ -8,6 +8,8 @@ export interface QueuedJob {
   runAt: number;
   /** Attempts made so far (distinguishes a retry's queue entry from the first one). */
   attempt: number;
+  /** Makes the queue entry distinct from an earlier one of the same attempt. */
+  nonce?: string;
 }
 
 /** What the queue calls back into: the runner. */

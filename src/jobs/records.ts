@@ -179,10 +179,17 @@ export class JobRecords {
   }
 
   /** Puts a held job back in the queue to run again at `runAt`. */
-  async requeue(job: JobRow, workerId: string, runAt: number, error: string): Promise<boolean> {
+  async requeue(job: JobRow, workerId: string, runAt: number, error: string, refundAttempt = false) {
     const r = await this.db
       .updateTable('jobs')
-      .set({ status: 'queued', run_at: runAt, error, locked_by: null, locked_until: null })
+      .set({
+        status: 'queued',
+        run_at: runAt,
+        error,
+        locked_by: null,
+        locked_until: null,
+        ...(refundAttempt && { attempts: sql`attempts - 1` }),
+      })
       .where('id', '=', job.id)
       .where('status', '=', 'active')
       .where('locked_by', '=', workerId)

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 // Running jobs (worker side): claim, run the handler under a renewed lease, then end the job and its
 // billing in one transaction — or put it back with backoff. Also the sweeper that recovers jobs of
 // workers that died.
@@ -46,8 +47,6 @@ export function classify(err: unknown): { retryable: boolean; code: string; mess
   return { retryable: true, code: 'internal_error', message: 'internal error while running the job' };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export class JobRunner implements JobConsumer {
   readonly workerId = newId('job').replace('job_', `w_${process.pid}_`);
   private readonly shutdown = new AbortController();
@@ -78,15 +77,20 @@ export class JobRunner implements JobConsumer {
       if (!row) return;
       // Another worker holds it: wait its lease out, in case that worker is dead.
       if (row.status === 'active' && row.locked_until) {
-        await sleep(Math.max(50, row.locked_until - Date.now() + 50));
+        await this.pause(Math.max(50, row.locked_until - Date.now() + 50));
         continue;
       }
       if (row.status === 'queued' && row.run_at > Date.now()) {
-        await sleep(row.run_at - Date.now() + 10);
+        await this.pause(row.run_at - Date.now() + 10);
         continue;
       }
       return; // completed, failed, or out of attempts: nothing to do
     }
+  }
+
+  /** Waits, but no longer than until shutdown begins. */
+  private pause(ms: number): Promise<void> {
+    return sleep(ms, undefined, { signal: this.shutdown.signal }).catch(() => undefined);
   }
 
   async run(job: JobRow): Promise<void> {
@@ -150,10 +154,11 @@ export class JobRunner implements JobConsumer {
       if (leaseLost) return;
       const c = classify(err);
       if (c.code === 'internal_error') this.log.error({ err, job: job.id }, 'job failed');
-      if (c.retryable && job.attempts < job.max_attempts && !this.shutdown.signal.aborted) {
+      if (c.retryable && this.shutdown.signal.aborted) {
+        // Cut short by our own shutdown, not by the job: that attempt does not count.
+        await this.retry(job, 'interrupted by a worker shutdown', 0, true);
+      } else if (c.retryable && job.attempts < job.max_attempts) {
         await this.retry(job, c.message);
-      } else if (c.retryable && this.shutdown.signal.aborted) {
-        await this.retry(job, c.message, 0);
       } else {
         await this.end({ ...job, held }, { ok: false, code: c.code, message: c.message });
       }
@@ -164,13 +169,20 @@ export class JobRunner implements JobConsumer {
     }
   }
 
-  private async retry(job: JobRow, message: string, delayMs?: number) {
+  private async retry(job: JobRow, message: string, delayMs?: number, refundAttempt = false) {
     const backoff =
       delayMs ?? this.settings.backoffBaseMs * 2 ** (job.attempts - 1) * (0.8 + Math.random() * 0.4);
     const runAt = Date.now() + Math.round(backoff);
-    if (await this.records.requeue(job, this.workerId, runAt, message)) {
+    if (await this.records.requeue(job, this.workerId, runAt, message, refundAttempt)) {
       this.log.info({ job: job.id, attempt: job.attempts, runAt }, 'job will be retried');
-      await this.queue.enqueue({ id: job.id, kind: job.kind, runAt, attempt: job.attempts });
+      await this.queue.enqueue({
+        id: job.id,
+        kind: job.kind,
+        runAt,
+        attempt: refundAttempt ? job.attempts - 1 : job.attempts,
+        // The message for this attempt number may still be the one being processed right now.
+        ...(refundAttempt && { nonce: String(Date.now()) }),
+      });
     }
   }
 

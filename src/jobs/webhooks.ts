@@ -23,7 +23,7 @@ export async function enqueueWebhook(tx: Tx, ended: JobRow): Promise<void> {
   const now = Date.now();
   const payload = JSON.stringify({
     type: event,
-    timestamp: new Date(now).toISOString(),
+    timestamp: now,
     data: { jobId: ended.id, ...pollAnswer(ended) },
   });
   await tx
@@ -80,7 +80,11 @@ export class WebhookDispatcher {
       for (;;) {
         const d = await this.claim();
         if (!d) break;
-        const p = this.send(d).finally(() => this.inFlight.delete(p));
+        const p = this.send(d)
+          .catch((err) =>
+            this.log.warn({ err, delivery: d.id }, 'webhook delivery crashed; it will be retried'),
+          )
+          .finally(() => this.inFlight.delete(p));
         this.inFlight.add(p);
         if (this.inFlight.size >= 16) await Promise.race(this.inFlight);
       }

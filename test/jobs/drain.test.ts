@@ -43,3 +43,48 @@ describe(`stopping job processing (${process.env.REDIS_URL ? 'BullMQ' : 'embedde
     expect(later.map((r) => [r?.status, r?.attempts])).toEqual(atStop.map((r) => [r?.status, r?.attempts]));
   });
 });
+
+describe(`a forced stop cuts a job short (${process.env.REDIS_URL ? 'BullMQ' : 'embedded'} queue)`, () => {
+  it('does not count the interrupted attempt, even on the last one: the job still runs and bills once', async () => {
+    t = await createTestApp(
+      { UNFURL_JOB_BACKOFF_MS: '20', UNFURL_JOB_POLL_MS: '50', UNFURL_JOB_SWEEP_MS: '200' },
+      { extraRoutes: testJobRoutes },
+    );
+    registerTestKinds(t.services.jobs.registry);
+    const first = await startJobProcessing(t.services, quiet);
+    const { accountId } = await t.register();
+    const { jobId } = await t.services.jobs.service.submit({
+      accountId,
+      kind: 'echo',
+      input: { value: 'last try', sleepMs: 700, failTimes: 2, estimate: 5, cost: 2 },
+    });
+    // Wait until the third (last) attempt is running, then stop with almost no grace.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const row = await t.services.jobs.records.get(jobId);
+      if (row?.status === 'active' && row.attempts === 3) break;
+      if (Date.now() > deadline) throw new Error(`never reached attempt 3: ${row?.status}/${row?.attempts}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await first.stop(100);
+    const stopped = await t.services.jobs.records.get(jobId);
+    expect([stopped?.status, stopped?.attempts]).toEqual(['queued', 2]);
+
+    const second = await startJobProcessing(t.services, quiet);
+    try {
+      for (;;) {
+        const row = await t.services.jobs.records.get(jobId);
+        if (row?.status === 'completed' || row?.status === 'failed') {
+          expect([row.status, row.attempts, row.cost]).toEqual(['completed', 3, 2]);
+          break;
+        }
+        if (Date.now() > deadline + 20_000) throw new Error(`job stuck in ${row?.status}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    } finally {
+      await second.stop();
+    }
+    expect(await t.services.ledger.heldFor(jobId)).toBe(0);
+    expect(await t.services.ledger.balance(accountId)).toBe(98);
+  });
+});
