@@ -100,12 +100,14 @@ async function withEngine<T>(distributed: boolean, fn: (s: Services) => Promise<
 
 interface EngineRun {
   jobsPerSecond: number;
+  /** Accepting alone: N over the time until the last submit returned. */
+  submitsPerSecond: number;
   submitMs: number;
   queueWaitMs: number;
   runAndRecordMs: number;
 }
 
-async function engineThroughput(distributed: boolean): Promise<EngineRun> {
+export async function engineThroughput(distributed: boolean): Promise<EngineRun> {
   return withEngine(distributed, async (services) => {
     const account = await services.accounts.register(
       `bench-${randomBase62(6)}@example.com`,
@@ -134,6 +136,7 @@ async function engineThroughput(distributed: boolean): Promise<EngineRun> {
       await processing.service.submit({ accountId: account.accountId, kind: 'noop', input: { n: i } });
       submitTotal += performance.now() - s;
     });
+    const submittedIn = (performance.now() - t0) / 1000;
     await allDone;
     const seconds = (performance.now() - t0) / 1000;
     const stats = await services.store.db
@@ -145,6 +148,7 @@ async function engineThroughput(distributed: boolean): Promise<EngineRun> {
       .executeTakeFirstOrThrow();
     return {
       jobsPerSecond: N / seconds,
+      submitsPerSecond: N / submittedIn,
       submitMs: submitTotal / N,
       queueWaitMs: Number(stats.wait),
       runAndRecordMs: Number(stats.run),
@@ -197,18 +201,27 @@ export async function benchJobs(): Promise<void> {
   console.log(
     `\n## jobs — ${N} trivial unbilled jobs, worker concurrency ${CONCURRENCY}, ${IN_FLIGHT_SUBMITS} submits in flight`,
   );
-  const raw = await rawBullmq();
-  const embedded = await engineThroughput(false);
-  const distributed = await engineThroughput(true);
+  // This machine's CPU time is shared (steal): interleave rounds and keep each side's best.
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  let raw = 0;
+  let embedded: EngineRun | null = null;
+  let distributed: EngineRun | null = null;
+  const best = (a: EngineRun | null, b: EngineRun) => (a && a.jobsPerSecond >= b.jobsPerSecond ? a : b);
+  for (let r = 0; r < rounds; r++) {
+    raw = Math.max(raw, await rawBullmq());
+    embedded = best(embedded, await engineThroughput(false));
+    distributed = best(distributed, await engineThroughput(true));
+  }
   const fmt = (n: number) => n.toFixed(0).padStart(7);
   console.log(`raw BullMQ add+process          ${fmt(raw)} jobs/s  (baseline)`);
+  console.log(`best of ${rounds} interleaved rounds each`);
   for (const [name, r] of [
-    ['Unfurl embedded (SQLite)', embedded],
-    ['Unfurl BullMQ (PostgreSQL+Redis)', distributed],
+    ['Unfurl embedded (SQLite)', embedded!],
+    ['Unfurl BullMQ (PostgreSQL+Redis)', distributed!],
   ] as const) {
     console.log(
       `${name.padEnd(32)} ${fmt(r.jobsPerSecond)} jobs/s  = ${((r.jobsPerSecond / raw) * 100).toFixed(0)} % of raw BullMQ` +
-        `  | submit ${r.submitMs.toFixed(2)} ms, queue wait ${r.queueWaitMs.toFixed(1)} ms, run+record ${r.runAndRecordMs.toFixed(2)} ms (means)`,
+        `  | accepting alone ${r.submitsPerSecond.toFixed(0)}/s; submit ${r.submitMs.toFixed(2)} ms, queue wait ${r.queueWaitMs.toFixed(1)} ms, run+record ${r.runAndRecordMs.toFixed(2)} ms (means)`,
     );
   }
   const latE = await idleLatency(false);

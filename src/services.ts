@@ -74,7 +74,7 @@ export async function createServices(config: Config): Promise<Services> {
   if (config.checkout === 'test') provider = new TestCheckoutProvider(config.publicUrl);
   const keyPolicy = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
   const registry = new JobRegistry();
-  const records = new JobRecords(store.db, store.dialect);
+  const records = new JobRecords(store.db, store.workerDb, store.dialect);
   const queue: JobQueue = config.redisUrl
     ? new BullMqQueue(config.redisUrl, config.jobs.leaseMs, config.jobs.queuePrefix)
     : new EmbeddedQueue(config.jobs.pollMs);

@@ -3,6 +3,7 @@
 // only one worker can claim the SQL row. Retries are ours too: a retry is a new, delayed message.
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { MicroBatcher } from './micro-batch.js';
 import type { JobConsumer, JobQueue, QueuedJob } from './queue.js';
 
 export const bullQueueName = (kind: string) => `jobs-${kind}`;
@@ -10,6 +11,7 @@ export const bullQueueName = (kind: string) => `jobs-${kind}`;
 export class BullMqQueue implements JobQueue {
   readonly name = 'bullmq' as const;
   private readonly queues = new Map<string, Queue>();
+  private readonly batchers = new Map<string, MicroBatcher<QueuedJob>>();
   private readonly workers: Worker[] = [];
   private readonly producer: Redis;
   private workerConnection: Redis | null = null;
@@ -33,19 +35,33 @@ export class BullMqQueue implements JobQueue {
     return q;
   }
 
-  async enqueue(job: QueuedJob): Promise<void> {
-    await this.queue(job.kind).add(
-      'run',
-      { jobId: job.id },
-      {
-        // One message per attempt; a repeated enqueue of the same attempt is ignored by BullMQ.
-        jobId: `${job.id}-a${job.attempt}${job.nonce ? `-${job.nonce}` : ''}`,
-        delay: Math.max(0, job.runAt - Date.now()),
-        removeOnComplete: true,
-        removeOnFail: 1000,
-        attempts: 1,
-      },
-    );
+  /** Enqueues of one event-loop turn go to Redis as one pipeline per kind. */
+  private batcher(kind: string): MicroBatcher<QueuedJob> {
+    let b = this.batchers.get(kind);
+    if (!b) {
+      b = new MicroBatcher<QueuedJob>(async (jobs) => {
+        await this.queue(kind).addBulk(
+          jobs.map((job) => ({
+            name: 'run',
+            data: { jobId: job.id },
+            opts: {
+              // One message per attempt; a repeated enqueue of the same attempt is ignored by BullMQ.
+              jobId: `${job.id}-a${job.attempt}${job.nonce ? `-${job.nonce}` : ''}`,
+              delay: Math.max(0, job.runAt - Date.now()),
+              removeOnComplete: true,
+              removeOnFail: 1000,
+              attempts: 1,
+            },
+          })),
+        );
+      });
+      this.batchers.set(kind, b);
+    }
+    return b;
+  }
+
+  enqueue(job: QueuedJob): Promise<void> {
+    return this.batcher(job.kind).add(job);
   }
 
   async start(kinds: ReadonlyArray<{ kind: string; concurrency: number }>, consumer: JobConsumer) {

@@ -20,7 +20,7 @@ export interface JobProcessing {
 export async function startJobProcessing(services: Services, log: Logger): Promise<JobProcessing> {
   const { config, store, jobs } = services;
   const runner = new JobRunner(
-    store.db,
+    store.workerDb,
     jobs.records,
     jobs.registry,
     services.ledger,

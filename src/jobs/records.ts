@@ -7,6 +7,8 @@ import type { JobRow, JobStatus } from '../store/schema.js';
 export class JobRecords {
   constructor(
     private readonly db: Db,
+    /** For worker-side writes (see Store.workerDb). */
+    private readonly workerDb: Db,
     private readonly dialect: Dialect,
   ) {}
 
@@ -58,7 +60,7 @@ export class JobRecords {
    */
   claimById(jobId: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
     const now = Date.now();
-    return this.db
+    return this.workerDb
       .updateTable('jobs')
       .set({
         status: 'active',
@@ -82,7 +84,7 @@ export class JobRecords {
   /** Takes the next due job of a kind (embedded queue). */
   async claimNext(kind: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
     const now = Date.now();
-    let pick = this.db
+    let pick = this.workerDb
       .selectFrom('jobs')
       .select('id')
       .where('status', '=', 'queued')
@@ -92,7 +94,7 @@ export class JobRecords {
       .orderBy('created_at')
       .limit(1);
     if (this.dialect === 'pg') pick = pick.forUpdate().skipLocked();
-    return this.db
+    return this.workerDb
       .updateTable('jobs')
       .set({
         status: 'active',
@@ -109,7 +111,7 @@ export class JobRecords {
 
   /** Extends the lease of a job this worker holds; false if it no longer holds it. */
   async heartbeat(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {
-    const r = await this.db
+    const r = await this.workerDb
       .updateTable('jobs')
       .set({ locked_until: Date.now() + leaseMs })
       .where('id', '=', jobId)
@@ -180,7 +182,7 @@ export class JobRecords {
 
   /** Puts a held job back in the queue to run again at `runAt`. */
   async requeue(job: JobRow, workerId: string, runAt: number, error: string, refundAttempt = false) {
-    const r = await this.db
+    const r = await this.workerDb
       .updateTable('jobs')
       .set({
         status: 'queued',
@@ -218,7 +220,7 @@ export class JobRecords {
 
   /** Returns a lost job to the queue (its attempt was already counted). */
   async requeueLost(job: JobRow): Promise<boolean> {
-    const r = await this.db
+    const r = await this.workerDb
       .updateTable('jobs')
       .set({
         status: 'queued',

@@ -1,11 +1,13 @@
 // Accepting jobs (API side): validate, hold the most the job can cost, record it, honour
 // Idempotency-Key, then hand it to the queue. One transaction, so a job is never half-accepted.
 import { createHash } from 'node:crypto';
+import type { Insertable } from 'kysely';
 import type { Ledger } from '../billing/ledger.js';
 import { AppError } from '../errors.js';
-import { type Db, isUniqueViolation, type Tx } from '../store/db.js';
+import { type Db, isUniqueViolation } from '../store/db.js';
 import { newId } from '../store/ids.js';
-import type { JobStatus } from '../store/schema.js';
+import type { JobStatus, JobsTable } from '../store/schema.js';
+import { MicroBatcher } from './micro-batch.js';
 import type { JobQueue } from './queue.js';
 import type { JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
@@ -45,6 +47,10 @@ export class JobService {
     private readonly defaults: { maxAttempts: number; resultTtlMs: number },
   ) {}
 
+  private readonly plainInserts = new MicroBatcher<Insertable<JobsTable>>(async (rows) => {
+    await this.db.insertInto('jobs').values(rows).execute();
+  });
+
   async submit(req: SubmitRequest): Promise<SubmitResult> {
     const kind = this.registry.require(req.kind);
     const key = req.idempotencyKey ?? null;
@@ -65,39 +71,36 @@ export class JobService {
     const estimate = Math.max(0, Math.ceil(kind.estimate(req.input)));
     const jobId = newId('job');
     const now = Date.now();
-    const insertJob = (db: Db | Tx) =>
-      db
-        .insertInto('jobs')
-        .values({
-          id: jobId,
-          account_id: req.accountId,
-          kind: req.kind,
-          status: 'queued',
-          input: JSON.stringify(req.input),
-          result: null,
-          error: null,
-          error_code: null,
-          max_attempts: kind.maxAttempts ?? this.defaults.maxAttempts,
-          held: estimate,
-          cost: null,
-          webhook_url: req.webhookUrl ?? null,
-          dedupe_key: dedupeKey,
-          run_at: now,
-          locked_by: null,
-          locked_until: null,
-          created_at: now,
-          started_at: null,
-          completed_at: null,
-          duration_ms: null,
-          result_expires_at: null,
-        })
-        .execute();
+    const row: Insertable<JobsTable> = {
+      id: jobId,
+      account_id: req.accountId,
+      kind: req.kind,
+      status: 'queued',
+      input: JSON.stringify(req.input),
+      result: null,
+      error: null,
+      error_code: null,
+      max_attempts: kind.maxAttempts ?? this.defaults.maxAttempts,
+      held: estimate,
+      cost: null,
+      webhook_url: req.webhookUrl ?? null,
+      dedupe_key: dedupeKey,
+      run_at: now,
+      locked_by: null,
+      locked_until: null,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      duration_ms: null,
+      result_expires_at: null,
+    };
     try {
       if (estimate === 0 && !key) {
-        await insertJob(this.db); // one statement: no transaction needed
+        // Nothing to hold: the row alone is the job, and concurrent ones share one INSERT.
+        await this.plainInserts.add(row);
       } else {
         await this.db.transaction().execute(async (tx) => {
-          await insertJob(tx);
+          await tx.insertInto('jobs').values(row).execute();
           if (estimate > 0) {
             await this.ledger.hold(req.accountId, jobId, estimate, 1, `Hold for ${req.kind} job`, tx);
           }

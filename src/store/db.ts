@@ -14,6 +14,13 @@ export type Tx = Transaction<Database>;
 
 export interface Store {
   readonly db: Db;
+  /**
+   * The same database for the job engine's worker-side writes (claims, leases, job ends). On
+   * PostgreSQL its commits do not wait for the WAL flush: a database crash may lose the last few
+   * such commits, which the engine redoes anyway (the job's lease runs out and it runs again, billed
+   * once, since a job's end and its billing commit together). Accepting a job stays fully durable.
+   */
+  readonly workerDb: Db;
   readonly dialect: Dialect;
   close(): Promise<void>;
 }
@@ -29,7 +36,21 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Stor
     // the process; the pool replaces it on the next checkout.
     pool.on('error', (err) => console.error(`postgres idle client error: ${err.message}`));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'pg', close: () => db.destroy() };
+    const workerPool = new pg.Pool({
+      connectionString: config.databaseUrl,
+      max: 10,
+      options: '-c synchronous_commit=off',
+    });
+    workerPool.on('error', (err) => console.error(`postgres idle client error: ${err.message}`));
+    const workerDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: workerPool }) });
+    return {
+      db,
+      workerDb,
+      dialect: 'pg',
+      close: async () => {
+        await Promise.all([db.destroy(), workerDb.destroy()]);
+      },
+    };
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
   const file = new SQLite(path.join(config.dataDir, 'unfurl.sqlite'));
@@ -38,7 +59,7 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Stor
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, workerDb: db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
 /**
