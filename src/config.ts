@@ -49,6 +49,23 @@ export interface Config {
     readonly maxAttempts: number;
     readonly timeoutMs: number;
   };
+  /** Outbound fetches on a caller's behalf (pages, media, platform APIs). */
+  readonly fetch: {
+    readonly timeoutMs: number;
+    readonly maxBytes: number;
+    /** First pause before retrying a failed or blocked platform request; doubled each time. */
+    readonly upstreamRetryBaseMs: number;
+  };
+  readonly cache: {
+    /** Entries kept by the in-process cache (no Redis). */
+    readonly maxEntries: number;
+    /** Scrape answers per URL and options; 0 turns the cache off. */
+    readonly scrapeTtlMs: number;
+    /** Platform answers (players, transcripts, pages); 0 turns the cache off. */
+    readonly upstreamTtlMs: number;
+  };
+  readonly browser: { readonly chromiumPath: string; readonly poolSize: number };
+  readonly crawl: { readonly concurrency: number; readonly perHostConcurrency: number };
 }
 
 export class ConfigError extends Error {
@@ -189,6 +206,24 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: int(env, 'UNFURL_WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
       maxAttempts: int(env, 'UNFURL_WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
       timeoutMs: int(env, 'UNFURL_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    fetch: {
+      timeoutMs: int(env, 'UNFURL_FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
+      maxBytes: int(env, 'UNFURL_FETCH_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      upstreamRetryBaseMs: int(env, 'UNFURL_UPSTREAM_RETRY_BASE_MS', 300, 0, 60_000),
+    },
+    cache: {
+      maxEntries: int(env, 'UNFURL_CACHE_MAX_ENTRIES', 2000, 0, 1_000_000),
+      scrapeTtlMs: int(env, 'UNFURL_SCRAPE_CACHE_TTL_SECONDS', 300, 0, 30 * 86_400) * 1000,
+      upstreamTtlMs: int(env, 'UNFURL_UPSTREAM_CACHE_TTL_SECONDS', 3600, 0, 30 * 86_400) * 1000,
+    },
+    browser: {
+      chromiumPath: str(env, 'UNFURL_CHROMIUM_PATH') ?? '/usr/bin/chromium',
+      poolSize: int(env, 'UNFURL_BROWSER_POOL_SIZE', 2, 1, 64),
+    },
+    crawl: {
+      concurrency: int(env, 'UNFURL_CRAWL_CONCURRENCY', 8, 1, 256),
+      perHostConcurrency: int(env, 'UNFURL_CRAWL_HOST_CONCURRENCY', 4, 1, 256),
     },
   };
   return Object.freeze(config);

@@ -10,6 +10,8 @@ import {
   TestCheckoutProvider,
 } from './billing/checkout.js';
 import { Ledger } from './billing/ledger.js';
+import { MemoryCache, RedisCache, type ResultCache } from './cache/result-cache.js';
+import { registerCapabilities } from './capabilities.js';
 import type { Config } from './config.js';
 import { BullMqQueue } from './jobs/bullmq-queue.js';
 import { EmbeddedQueue } from './jobs/embedded-queue.js';
@@ -17,7 +19,9 @@ import type { JobQueue } from './jobs/queue.js';
 import { JobRecords } from './jobs/records.js';
 import { JobRegistry } from './jobs/registry.js';
 import { JobService } from './jobs/service.js';
+import { ProxyPool } from './net/proxies.js';
 import { SafeFetcher } from './net/safe-fetch.js';
+import { Upstreams } from './net/upstream.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './ratelimit/token-bucket.js';
 import { openMigratedStore, type Store } from './store/db.js';
 
@@ -36,6 +40,12 @@ export interface Services {
   readonly authRateLimiter: RateLimiter;
   /** Outbound HTTP on a caller's behalf (SSRF-guarded). */
   readonly fetcher: SafeFetcher;
+  /** Platform clients' way out: base-URL overrides, proxy rotation, retries on blocks. */
+  readonly upstreams: Upstreams;
+  /** Results of upstream calls and scrapes (memory, or Redis when configured). */
+  readonly cache: ResultCache;
+  /** Run at close, newest first (browser pools, …). */
+  onClose(hook: () => Promise<void>): void;
   readonly jobs: {
     readonly registry: JobRegistry;
     readonly records: JobRecords;
@@ -82,9 +92,16 @@ export async function createServices(config: Config): Promise<Services> {
     maxAttempts: config.jobs.maxAttempts,
     resultTtlMs: config.jobResultTtlMs,
   });
-  const fetcher = new SafeFetcher(config.allowPrivateNetwork);
+  const proxies = new ProxyPool(config.proxyUrls);
+  const fetcher = new SafeFetcher({
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    timeoutMs: config.fetch.timeoutMs,
+    maxBytes: config.fetch.maxBytes,
+    proxies,
+  });
+  const closeHooks: Array<() => Promise<void>> = [];
   const ipPolicy = { rate: config.authRateLimit.perMinute / 60, burst: config.authRateLimit.perMinute };
-  return {
+  const services: Services = {
     config,
     store,
     redis,
@@ -100,12 +117,23 @@ export async function createServices(config: Config): Promise<Services> {
       ? new RedisRateLimiter(redis, ipPolicy, `${config.jobs.queuePrefix}:rl:ip:`)
       : new MemoryRateLimiter(ipPolicy),
     fetcher,
+    upstreams: new Upstreams(config.upstreams, fetcher, config.fetch.upstreamRetryBaseMs),
+    cache: redis
+      ? new RedisCache(redis, `${config.jobs.queuePrefix}:cache:`)
+      : new MemoryCache(config.cache.maxEntries),
+    onClose(hook) {
+      closeHooks.push(hook);
+    },
     jobs: { registry, records, queue, service: jobService },
     async close() {
+      for (const hook of closeHooks.reverse()) await hook().catch(() => {});
       await queue.close();
       await fetcher.close();
+      await proxies.close();
       redis?.disconnect();
       await store.close();
     },
   };
+  registerCapabilities(services);
+  return services;
 }

@@ -3,27 +3,51 @@
 // and caps on time and size.
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { Agent, type Dispatcher, request } from 'undici';
 import { AppError } from '../errors.js';
 import { isPublicAddress } from './ip-policy.js';
+import type { ProxyPool } from './proxies.js';
 
 export interface SafeFetchOptions {
   method?: 'GET' | 'POST' | 'HEAD';
   headers?: Record<string, string>;
   body?: string | Buffer;
-  /** Redirects to follow (each hop is re-checked); 0 treats a redirect as the answer. */
+  /** Redirects to follow (each hop is re-checked; default 10); 0 treats a redirect as the answer. */
   maxRedirects?: number;
+  /** The whole exchange, redirects and body included (default UNFURL_FETCH_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Body cap after decompression (default UNFURL_FETCH_MAX_BYTES); over it → 413, or cut with `truncate`. */
   maxBytes?: number;
+  /** Cut the body at maxBytes and flag `truncated` instead of failing. */
+  truncate?: boolean;
   signal?: AbortSignal;
+  /** Go through the next proxy of UNFURL_PROXY_URLS (direct when none is configured). */
+  proxy?: boolean;
+  /** A specific dispatcher (the upstream client's proxy rotation); wins over `proxy`. */
+  dispatcher?: Dispatcher;
 }
 
 export interface SafeResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** Decoded from gzip/deflate/brotli when the server compressed it. */
   body: Buffer;
   /** The URL of the final hop. */
   url: string;
+  /** The URLs redirected from, in order. */
+  redirects: string[];
+  truncated: boolean;
+  /** The media type, lower-cased, without parameters. */
+  contentType: string | null;
+}
+
+export interface SafeFetcherOptions {
+  allowPrivateNetwork: boolean;
+  timeoutMs?: number;
+  maxBytes?: number;
+  proxies?: ProxyPool;
 }
 
 export class BlockedAddressError extends Error {
@@ -50,10 +74,18 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 
 export class SafeFetcher {
   private readonly agent: Agent;
+  private readonly allowPrivateNetwork: boolean;
+  private readonly defaultTimeoutMs: number;
+  private readonly defaultMaxBytes: number;
+  readonly proxies: ProxyPool | null;
 
-  constructor(private readonly allowPrivateNetwork: boolean) {
+  constructor(options: SafeFetcherOptions) {
+    this.allowPrivateNetwork = options.allowPrivateNetwork;
+    this.defaultTimeoutMs = options.timeoutMs ?? 30_000;
+    this.defaultMaxBytes = options.maxBytes ?? 10 * 1024 * 1024;
+    this.proxies = options.proxies ?? null;
     this.agent = new Agent({
-      connect: { lookup: guardedLookup(allowPrivateNetwork), timeout: 10_000 },
+      connect: { lookup: guardedLookup(this.allowPrivateNetwork), timeout: 10_000 },
       headersTimeout: 30_000,
       bodyTimeout: 30_000,
       connections: 64,
@@ -93,25 +125,39 @@ export class SafeFetcher {
     return url;
   }
 
+  /**
+   * Through a proxy our connect-time lookup sees only the proxy, so the target's addresses are
+   * checked here first (the proxy resolves again; operators choose proxies they trust).
+   */
+  private async checkResolvedHost(url: URL): Promise<void> {
+    if (this.allowPrivateNetwork) return;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const addresses = isIP(host) ? [{ address: host }] : await dns.promises.lookup(host, { all: true });
+    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
+      throw new BlockedAddressError(`${host} resolves to a non-public address`);
+    }
+  }
+
   async fetch(rawUrl: string, options: SafeFetchOptions = {}): Promise<SafeResponse> {
-    const maxRedirects = options.maxRedirects ?? 5;
-    const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
-    const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
+    const maxRedirects = options.maxRedirects ?? 10;
+    const maxBytes = options.maxBytes ?? this.defaultMaxBytes;
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.defaultTimeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const dispatcher =
+      options.dispatcher ?? (options.proxy && this.proxies ? this.proxies.next() : undefined) ?? this.agent;
+    const viaProxy = dispatcher !== this.agent;
+    const headers = { 'accept-encoding': 'gzip, deflate, br', ...options.headers };
     let url = this.checkUrl(rawUrl, 'url');
     let method = options.method ?? 'GET';
     let body = options.body;
+    const redirects: string[] = [];
     for (let hop = 0; ; hop++) {
-      const res = await request(url, {
-        method,
-        headers: options.headers,
-        body,
-        signal,
-        dispatcher: this.agent as Dispatcher,
-      });
+      if (viaProxy) await this.checkResolvedHost(url);
+      const res = await request(url, { method, headers, body, signal, dispatcher });
       const location = res.headers.location;
       if (res.statusCode >= 300 && res.statusCode < 400 && location && hop < maxRedirects) {
         await res.body.dump();
+        redirects.push(url.toString());
         url = this.checkUrl(new URL(String(location), url).toString(), 'url');
         if (
           res.statusCode === 303 ||
@@ -122,24 +168,20 @@ export class SafeFetcher {
         }
         continue;
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          res.body.destroy();
-          throw new AppError(
-            'payload_too_large',
-            `The response from ${url.host} is larger than ${maxBytes} bytes`,
-          );
-        }
-        chunks.push(chunk as Buffer);
-      }
+      const { body: bytes, truncated } = await readCapped(res.body, res.headers['content-encoding'], {
+        maxBytes,
+        truncate: options.truncate ?? false,
+        host: url.host,
+      });
+      const type = res.headers['content-type'];
       return {
         status: res.statusCode,
         headers: res.headers,
-        body: Buffer.concat(chunks),
+        body: bytes,
         url: url.toString(),
+        redirects,
+        truncated,
+        contentType: typeof type === 'string' ? type.split(';')[0]!.trim().toLowerCase() || null : null,
       };
     }
   }
@@ -147,4 +189,54 @@ export class SafeFetcher {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+function decoderFor(
+  encoding: string | string[] | undefined,
+): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | null {
+  const value = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
+  if (value === 'gzip' || value === 'x-gzip') return zlib.createGunzip();
+  if (value === 'deflate') return zlib.createInflate();
+  if (value === 'br') return zlib.createBrotliDecompress();
+  return null; // identity, or an encoding we did not ask for: hand the bytes over as they are
+}
+
+/** Reads a body (decompressing it), counting the decoded bytes against the cap. */
+async function readCapped(
+  raw: Readable,
+  encoding: string | string[] | undefined,
+  opts: { maxBytes: number; truncate: boolean; host: string },
+): Promise<{ body: Buffer; truncated: boolean }> {
+  const decoder = decoderFor(encoding);
+  const stream: Readable = decoder ? raw.pipe(decoder) : raw;
+  if (decoder) raw.on('error', (err) => decoder.destroy(err));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      const buf = chunk as Buffer;
+      if (size + buf.length > opts.maxBytes) {
+        if (!opts.truncate) {
+          throw new AppError(
+            'payload_too_large',
+            `The response from ${opts.host} is larger than ${opts.maxBytes} bytes`,
+          );
+        }
+        chunks.push(buf.subarray(0, opts.maxBytes - size));
+        return { body: Buffer.concat(chunks), truncated: true };
+      }
+      size += buf.length;
+      chunks.push(buf);
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if ((err as { code?: string }).code?.startsWith('Z_')) {
+      throw new AppError('upstream_error', `The response from ${opts.host} is not validly compressed`);
+    }
+    throw err;
+  } finally {
+    raw.destroy();
+    decoder?.destroy();
+  }
+  return { body: Buffer.concat(chunks), truncated: false };
 }

@@ -1,0 +1,131 @@
+// The shared outbound HTTP layer against loopback servers: decompression, caps, redirects, timeouts,
+// proxies, and the SSRF guard when a proxy stands between us and the target.
+import os from 'node:os';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { ProxyPool } from '../../src/net/proxies.js';
+import { BlockedAddressError, SafeFetcher } from '../../src/net/safe-fetch.js';
+import { type Loopback, type LoopbackProxy, startConnectProxy, startServer } from '../support/loopback.js';
+
+const text = 'Unfurl '.repeat(2000);
+let site: Loopback;
+let proxy: LoopbackProxy;
+let fetcher: SafeFetcher;
+let hits = 0;
+
+beforeAll(async () => {
+  site = await startServer((req, res) => {
+    hits++;
+    const url = new URL(req.url ?? '/', 'http://x');
+    const hop = Number(url.searchParams.get('n') ?? 0);
+    switch (url.pathname) {
+      case '/gzip':
+        return res
+          .writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'Text/Plain; charset=utf-8' })
+          .end(zlib.gzipSync(text));
+      case '/br':
+        return res.writeHead(200, { 'content-encoding': 'br' }).end(zlib.brotliCompressSync(text));
+      case '/deflate':
+        return res.writeHead(200, { 'content-encoding': 'deflate' }).end(zlib.deflateSync(text));
+      case '/broken-gzip':
+        return res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from('not gzip at all'));
+      case '/chain':
+        if (hop < Number(url.searchParams.get('to'))) {
+          return res
+            .writeHead(302, { location: `/chain?n=${hop + 1}&to=${url.searchParams.get('to')}` })
+            .end();
+        }
+        return res.writeHead(200).end(`end at ${hop}`);
+      case '/slow':
+        setTimeout(() => res.writeHead(200).end('late'), 2000).unref();
+        return;
+      case '/bomb':
+        // 50 MB of zeros that compress to ~50 KB: the cap counts decoded bytes.
+        return res
+          .writeHead(200, { 'content-encoding': 'gzip' })
+          .end(zlib.gzipSync(Buffer.alloc(50 * 1024 * 1024)));
+      default:
+        return res.writeHead(200, { 'content-type': 'text/html' }).end(text);
+    }
+  });
+  proxy = await startConnectProxy();
+  fetcher = new SafeFetcher({ allowPrivateNetwork: true, timeoutMs: 5000, maxBytes: 1024 * 1024 });
+});
+
+afterAll(async () => {
+  await fetcher.close();
+  await site.close();
+  await proxy.close();
+});
+
+describe('SafeFetcher', () => {
+  it('asks for compression and decodes gzip, brotli and deflate', async () => {
+    for (const path of ['/gzip', '/br', '/deflate']) {
+      const res = await fetcher.fetch(`${site.url}${path}`);
+      expect(res.body.toString(), path).toBe(text);
+    }
+    const res = await fetcher.fetch(`${site.url}/gzip`);
+    expect(res.contentType).toBe('text/plain');
+    expect(res.truncated).toBe(false);
+  });
+
+  it('answers a clear upstream_error for a body that is not validly compressed', async () => {
+    await expect(fetcher.fetch(`${site.url}/broken-gzip`)).rejects.toMatchObject({ code: 'upstream_error' });
+  });
+
+  it('caps the decoded size: 413 payload_too_large, or a cut body with truncate', async () => {
+    const err = await fetcher.fetch(`${site.url}/bomb`).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe('payload_too_large');
+    const cut = await fetcher.fetch(`${site.url}/bomb`, { truncate: true, maxBytes: 100_000 });
+    expect(cut.truncated).toBe(true);
+    expect(cut.body.length).toBe(100_000);
+  });
+
+  it('follows up to 10 redirects, listing them, and hands back the 11th as the answer', async () => {
+    const ten = await fetcher.fetch(`${site.url}/chain?to=10`);
+    expect(ten.status).toBe(200);
+    expect(ten.body.toString()).toBe('end at 10');
+    expect(ten.redirects).toHaveLength(10);
+    expect(ten.url).toBe(`${site.url}/chain?n=10&to=10`);
+    const eleven = await fetcher.fetch(`${site.url}/chain?to=11`);
+    expect(eleven.status).toBe(302);
+    expect(eleven.redirects).toHaveLength(10);
+  });
+
+  it('gives up on a slow server at the time limit', async () => {
+    const started = Date.now();
+    await expect(fetcher.fetch(`${site.url}/slow`, { timeoutMs: 300 })).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1900);
+  });
+
+  it('goes through the proxy pool when asked, in turn', async () => {
+    const pooled = new SafeFetcher({ allowPrivateNetwork: true, proxies: new ProxyPool([proxy.url]) });
+    try {
+      const before = proxy.connects.length;
+      const res = await pooled.fetch(`${site.url}/plain`, { proxy: true });
+      expect(res.body.toString()).toBe(text);
+      expect(proxy.connects.slice(before)).toEqual([`127.0.0.1:${site.port}`]);
+      await pooled.fetch(`${site.url}/plain`); // not asked: direct
+      expect(proxy.connects.length).toBe(before + 1);
+    } finally {
+      await pooled.close();
+      await pooled.proxies?.close();
+    }
+  });
+
+  it('checks the target itself when a proxy would hide it: a name resolving to loopback is refused', async () => {
+    const strict = new SafeFetcher({ allowPrivateNetwork: false, proxies: new ProxyPool([proxy.url]) });
+    try {
+      const before = proxy.connects.length;
+      const url = `http://${os.hostname()}:${site.port}/plain`; // resolves to 127.0.0.1 here (/etc/hosts)
+      await expect(strict.fetch(url, { proxy: true })).rejects.toBeInstanceOf(BlockedAddressError);
+      await expect(strict.fetch(url)).rejects.toBeInstanceOf(BlockedAddressError);
+      expect(proxy.connects.length).toBe(before); // never even reached the proxy
+    } finally {
+      await strict.close();
+      await strict.proxies?.close();
+    }
+  });
+});
