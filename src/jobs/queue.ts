@@ -14,8 +14,8 @@ export interface QueuedJob {
 
 /** What the queue calls back into: the runner. */
 export interface JobConsumer {
-  /** Claims the next due job of a kind from SQL (embedded queue). */
-  claimNext(kind: string): Promise<JobRow | undefined>;
+  /** Claims up to `limit` due jobs of a kind from SQL, oldest first (embedded queue). */
+  claimDue(kind: string, limit: number): Promise<JobRow[]>;
   /** Runs a claimed job to its end (completed, failed, or back to queued). */
   run(job: JobRow): Promise<void>;
   /** Claims a job by id, waiting out a dead worker's lease, then runs it (distributed queue). */

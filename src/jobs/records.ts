@@ -9,7 +9,7 @@ export class JobRecords {
     private readonly db: Db,
     /** For worker-side writes (see Store.workerDb). */
     private readonly workerDb: Db,
-    private readonly dialect: Dialect,
+    readonly dialect: Dialect,
   ) {}
 
   get(jobId: string, db: Db | Tx = this.db): Promise<JobRow | undefined> {
@@ -81,8 +81,11 @@ export class JobRecords {
       .executeTakeFirst();
   }
 
-  /** Takes the next due job of a kind (embedded queue). */
-  async claimNext(kind: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
+  /**
+   * Claims up to `limit` due queued jobs of a kind for this worker (one statement: one commit for
+   * the lot), oldest first. On PostgreSQL, SKIP LOCKED keeps concurrent workers off each other's rows.
+   */
+  async claimDue(kind: string, limit: number, workerId: string, leaseMs: number): Promise<JobRow[]> {
     const now = Date.now();
     let pick = this.workerDb
       .selectFrom('jobs')
@@ -92,9 +95,9 @@ export class JobRecords {
       .where('run_at', '<=', now)
       .orderBy('run_at')
       .orderBy('created_at')
-      .limit(1);
+      .limit(limit);
     if (this.dialect === 'pg') pick = pick.forUpdate().skipLocked();
-    return this.workerDb
+    const rows = await this.workerDb
       .updateTable('jobs')
       .set({
         status: 'active',
@@ -103,10 +106,12 @@ export class JobRecords {
         locked_until: now + leaseMs,
         started_at: sql`coalesce(started_at, ${now})`,
       })
-      .where('id', '=', (eb) => eb.selectFrom(pick.as('next')).select('next.id'))
+      .where('id', 'in', pick)
       .where('status', '=', 'queued')
       .returningAll()
-      .executeTakeFirst();
+      .execute();
+    // RETURNING gives no order guarantee: start the oldest first.
+    return rows.sort((a, b) => a.run_at - b.run_at || a.created_at - b.created_at);
   }
 
   /** Extends the lease of a job this worker holds; false if it no longer holds it. */

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Ledger } from '../billing/ledger.js';
 import { AppError } from '../errors.js';
 import type { Db, Tx } from '../store/db.js';
+import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { JobRow } from '../store/schema.js';
 import type { JobConsumer, JobQueue } from './queue.js';
@@ -51,6 +52,8 @@ export class JobRunner implements JobConsumer {
   readonly workerId = newId('job').replace('job_', `w_${process.pid}_`);
   private readonly shutdown = new AbortController();
   onEnded: (job: JobRow) => void = () => {};
+  /** SQLite: endings share commits (one writer, a cost per commit). PostgreSQL: one each. */
+  private readonly endings: GroupCommit | null;
 
   constructor(
     private readonly db: Db,
@@ -63,10 +66,11 @@ export class JobRunner implements JobConsumer {
   ) {
     // Every running job listens for shutdown; hundreds may run at once.
     setMaxListeners(0, this.shutdown.signal);
+    this.endings = records.dialect === 'sqlite' ? new GroupCommit(db) : null;
   }
 
-  claimNext(kind: string) {
-    return this.records.claimNext(kind, this.workerId, this.settings.leaseMs);
+  claimDue(kind: string, limit: number) {
+    return this.records.claimDue(kind, limit, this.workerId, this.settings.leaseMs);
   }
 
   async runById(jobId: string): Promise<void> {
@@ -223,8 +227,9 @@ export class JobRunner implements JobConsumer {
       await enqueueWebhook(db as Tx, ended);
       return ended;
     };
-    const ended =
-      job.held === 0 && !job.webhook_url
+    const ended = this.endings
+      ? await this.endings.run(inTx)
+      : job.held === 0 && !job.webhook_url
         ? await finish(this.db, 0)
         : await this.db.transaction().execute(inTx);
     if (ended) this.onEnded(ended);
