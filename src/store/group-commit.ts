@@ -44,7 +44,7 @@ export class GroupCommit {
           for (const p of batch) out.push(await p.work(tx));
           return out;
         });
-        batch.forEach((p, i) => p.resolve(results[i]));
+        for (const [i, p] of batch.entries()) p.resolve(results[i]);
         return;
       } catch {
         // Fall through: each piece alone, so the failing one fails by itself.
