@@ -12,11 +12,9 @@ const text = 'Unfurl '.repeat(2000);
 let site: Loopback;
 let proxy: LoopbackProxy;
 let fetcher: SafeFetcher;
-let hits = 0;
 
 beforeAll(async () => {
   site = await startServer((req, res) => {
-    hits++;
     const url = new URL(req.url ?? '/', 'http://x');
     const hop = Number(url.searchParams.get('n') ?? 0);
     switch (url.pathname) {
