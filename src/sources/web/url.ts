@@ -1,0 +1,40 @@
+// One spelling per page: links found on pages and in sitemaps are resolved against their base and
+// normalised the same way, so a page is listed (map) or fetched (crawl) once.
+
+const SKIPPED_SCHEMES = /^\s*(?:javascript|mailto|tel|sms|data|blob|about|ftp|file):/i;
+
+/**
+ * The normal form of an http(s) URL: fragment dropped, scheme and host lower-cased, default port
+ * dropped (the WHATWG parser does those two), empty query dropped. null for anything else.
+ */
+export function normalizeUrl(input: string | URL): string | null {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username || url.password) return null;
+  url.hash = '';
+  if (url.search === '?') url.search = '';
+  return url.toString();
+}
+
+/** An href as found in a page, resolved against `base` and normalised; null when not a web link. */
+export function resolveLink(href: string | null | undefined, base: URL | string): string | null {
+  if (!href) return null;
+  const trimmed = href.trim();
+  if (!trimmed || trimmed.startsWith('#') || SKIPPED_SCHEMES.test(trimmed)) return null;
+  try {
+    return normalizeUrl(new URL(trimmed, base));
+  } catch {
+    return null;
+  }
+}
+
+/** The host of `url` is `host` or (with `subdomains`) one of its subdomains. */
+export function sameSite(url: URL, host: string, subdomains: boolean): boolean {
+  const h = url.hostname;
+  return h === host || (subdomains && h.endsWith(`.${host}`));
+}
