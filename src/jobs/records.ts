@@ -252,8 +252,18 @@ export class JobRecords {
       .execute();
   }
 
-  /** Drops results past their expiry (the summary stays listed). */
-  expireResults(now: number) {
+  /** Drops results past their expiry, items included (the summary stays listed). */
+  async expireResults(now: number) {
+    await this.db
+      .deleteFrom('job_items')
+      .where('job_id', 'in', (eb) =>
+        eb
+          .selectFrom('jobs')
+          .select('id')
+          .where('result_expires_at', '<', now)
+          .where('result', 'is not', null),
+      )
+      .execute();
     return this.db
       .updateTable('jobs')
       .set({ result: null })

@@ -1,6 +1,7 @@
 // What a job looks like to its owner: the summary of /v1/jobs and the poll answer of each kind.
 // Webhooks send the same poll answer, so both are built here.
 import type { JobRow } from '../store/schema.js';
+import type { ItemsPage } from './items.js';
 
 export function parseResult(job: JobRow): unknown {
   return job.result === null ? null : JSON.parse(job.result);
@@ -72,20 +73,31 @@ function batchView(job: JobRow) {
   };
 }
 
-export const CRAWL_PAGE_SIZE = 50;
+/** Pages per crawl poll answer, and the JSON budget that keeps one answer under 10 MB. */
+export const CRAWL_PAGE_SIZE = 100;
+export const CRAWL_ANSWER_BYTES = 8 * 1024 * 1024;
 
-/** The crawl shape: pages from `skip`, and `next` while more remain. */
-function crawlView(job: JobRow, opts: { skip?: number; nextUrl?: (skip: number) => string }) {
-  const pages = (asObj(parseResult(job)).pages as unknown[]) ?? [];
-  const skip = opts.skip ?? 0;
-  const slice = pages.slice(skip, skip + CRAWL_PAGE_SIZE);
-  const more = skip + CRAWL_PAGE_SIZE < pages.length;
+export interface ViewOptions {
+  skip?: number;
+  nextUrl?: (skip: number) => string;
+  /** The slice of the job's items to show (paged routes load it). */
+  page?: ItemsPage;
+}
+
+/**
+ * The crawl shape: a slice of the pages scraped so far (also while it runs), `next` while more
+ * remain, and the pages that failed. Without a loaded slice (webhooks) only the counts.
+ */
+function crawlView(job: JobRow, opts: ViewOptions) {
+  const r = asObj(parseResult(job));
+  const page = opts.page;
   return {
     status: job.status,
-    pages: slice,
-    total: pages.length,
+    pages: page?.items ?? [],
+    total: page?.total ?? (r.pagesScraped as number) ?? 0,
+    failures: (r.failures as unknown[]) ?? [],
     error: errorText(job),
-    ...(more && opts.nextUrl ? { next: opts.nextUrl(skip + CRAWL_PAGE_SIZE) } : {}),
+    ...(page?.nextSkip != null && opts.nextUrl ? { next: opts.nextUrl(page.nextSkip) } : {}),
   };
 }
 
@@ -94,7 +106,9 @@ export interface PollRoute {
   path: string;
   kinds: readonly string[];
   summary: string;
-  view(job: JobRow, opts: { skip?: number; nextUrl?: (skip: number) => string }): Record<string, unknown>;
+  /** Its answer shows a slice of the job's items, from `?skip=`. */
+  paged?: boolean;
+  view(job: JobRow, opts: ViewOptions): Record<string, unknown>;
 }
 
 /** Poll routes, one per family of kinds (DESIGN §4). A job of another kind is a 404 there. */
@@ -106,7 +120,8 @@ export const pollRoutes: readonly PollRoute[] = [
   {
     path: '/v1/web/crawl/:jobId',
     kinds: ['crawl'],
-    summary: 'Poll a crawl job (paged with skip)',
+    summary: 'Poll a crawl job: pages from ?skip=N, and `next` while more remain',
+    paged: true,
     view: crawlView,
   },
   {
@@ -118,7 +133,7 @@ export const pollRoutes: readonly PollRoute[] = [
 ];
 
 /** The poll answer of any job: that of its kind's route, or `{status, data, error}`. */
-export function pollAnswer(job: JobRow, opts: { skip?: number; nextUrl?: (skip: number) => string } = {}) {
+export function pollAnswer(job: JobRow, opts: ViewOptions = {}) {
   const route = pollRoutes.find((r) => r.kinds.includes(job.kind));
   return (route ? route.view(job, opts) : dataView(job)) as Record<string, unknown>;
 }

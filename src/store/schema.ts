@@ -112,6 +112,16 @@ export interface WebhookDeliveriesTable {
   delivered_at: number | null;
 }
 
+/** One piece of a job's result (a crawled page), in order. */
+export interface JobItemsTable {
+  job_id: string;
+  seq: number;
+  /** JSON of the item. */
+  data: string;
+  /** UTF-8 size of data, so a reader can stop at a byte budget without loading it. */
+  bytes: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -120,6 +130,7 @@ export interface Database {
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  job_items: JobItemsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

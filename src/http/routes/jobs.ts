@@ -1,7 +1,14 @@
 // Reading jobs: the list, one job, and the per-kind poll routes — all from the same records.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { jobSummary, parseResult, pollAnswer, pollRoutes } from '../../jobs/views.js';
+import {
+  CRAWL_ANSWER_BYTES,
+  CRAWL_PAGE_SIZE,
+  jobSummary,
+  parseResult,
+  pollAnswer,
+  pollRoutes,
+} from '../../jobs/views.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Limit, Nullable, Offset, StringEnum } from '../schemas/common.js';
 
@@ -89,7 +96,10 @@ export async function jobRoutes(app: FastifyInstance) {
         const { skip } = request.query as { skip?: number };
         const job = await jobs.service.getReadable(principal(request).accountId, jobId, route.kinds);
         const base = `${config.publicUrl}${route.path.replace(':jobId', jobId)}`;
-        return pollAnswer(job, { skip, nextUrl: (n) => `${base}?skip=${n}` });
+        const page = route.paged
+          ? await jobs.items.page(job.id, skip ?? 0, CRAWL_PAGE_SIZE, CRAWL_ANSWER_BYTES)
+          : undefined;
+        return pollAnswer(job, { skip, page, nextUrl: (n) => `${base}?skip=${n}` });
       },
     );
   }
