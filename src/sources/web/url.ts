@@ -17,7 +17,8 @@ export function normalizeUrl(input: string | URL): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   if (url.username || url.password) return null;
   url.hash = '';
-  if (url.search === '?') url.search = '';
+  // `search` reads '' for a bare '?' that href still keeps; assigning '' drops it.
+  if (url.search === '') url.search = '';
   return url.toString();
 }
 
