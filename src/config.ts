@@ -124,11 +124,14 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+/** Settings that share the UNFURL_UPSTREAM_ prefix but are not base-URL overrides. */
+const UPSTREAM_SETTINGS = new Set(['UNFURL_UPSTREAM_RETRY_BASE_MS', 'UNFURL_UPSTREAM_CACHE_TTL_SECONDS']);
+
 function upstreamOverrides(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of Object.keys(env)) {
     const m = /^UNFURL_UPSTREAM_([A-Z0-9_]+)$/.exec(name);
-    if (!m) continue;
+    if (!m || UPSTREAM_SETTINGS.has(name)) continue;
     const value = url(env, name, ['http:', 'https:']);
     if (value) out[m[1]!.toLowerCase()] = value.replace(/\/+$/, '');
   }

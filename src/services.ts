@@ -15,6 +15,7 @@ import { registerCapabilities } from './capabilities.js';
 import type { Config } from './config.js';
 import { BullMqQueue } from './jobs/bullmq-queue.js';
 import { EmbeddedQueue } from './jobs/embedded-queue.js';
+import { JobItems } from './jobs/items.js';
 import type { JobQueue } from './jobs/queue.js';
 import { JobRecords } from './jobs/records.js';
 import { JobRegistry } from './jobs/registry.js';
@@ -23,6 +24,9 @@ import { ProxyPool } from './net/proxies.js';
 import { SafeFetcher } from './net/safe-fetch.js';
 import { Upstreams } from './net/upstream.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './ratelimit/token-bucket.js';
+import { BrowserPool } from './sources/web/browser-pool.js';
+import { Mapper } from './sources/web/mapper.js';
+import { Scraper } from './sources/web/scraper.js';
 import { openMigratedStore, type Store } from './store/db.js';
 
 export interface Services {
@@ -44,11 +48,15 @@ export interface Services {
   readonly upstreams: Upstreams;
   /** Results of upstream calls and scrapes (memory, or Redis when configured). */
   readonly cache: ResultCache;
+  /** Web pages: scrape, map, and the headless browser they share (started on first use). */
+  readonly web: { readonly scraper: Scraper; readonly mapper: Mapper; readonly browser: BrowserPool };
   /** Run at close, newest first (browser pools, …). */
   onClose(hook: () => Promise<void>): void;
   readonly jobs: {
     readonly registry: JobRegistry;
     readonly records: JobRecords;
+    /** Results too big for one row (a crawl's pages). */
+    readonly items: JobItems;
     readonly queue: JobQueue;
     readonly service: JobService;
   };
@@ -100,6 +108,18 @@ export async function createServices(config: Config): Promise<Services> {
     proxies,
   });
   const closeHooks: Array<() => Promise<void>> = [];
+  const upstreams = new Upstreams(config.upstreams, fetcher, config.fetch.upstreamRetryBaseMs);
+  const cache: ResultCache = redis
+    ? new RedisCache(redis, `${config.jobs.queuePrefix}:cache:`)
+    : new MemoryCache(config.cache.maxEntries);
+  const browser = new BrowserPool({
+    chromiumPath: config.browser.chromiumPath,
+    size: config.browser.poolSize,
+    fetcher,
+  });
+  closeHooks.push(() => browser.close());
+  // Web fetches: twice direct, or once per proxy when there are several.
+  const webAttempts = Math.max(2, proxies.size);
   const ipPolicy = { rate: config.authRateLimit.perMinute / 60, burst: config.authRateLimit.perMinute };
   const services: Services = {
     config,
@@ -117,14 +137,23 @@ export async function createServices(config: Config): Promise<Services> {
       ? new RedisRateLimiter(redis, ipPolicy, `${config.jobs.queuePrefix}:rl:ip:`)
       : new MemoryRateLimiter(ipPolicy),
     fetcher,
-    upstreams: new Upstreams(config.upstreams, fetcher, config.fetch.upstreamRetryBaseMs),
-    cache: redis
-      ? new RedisCache(redis, `${config.jobs.queuePrefix}:cache:`)
-      : new MemoryCache(config.cache.maxEntries),
+    upstreams,
+    cache,
+    web: {
+      scraper: new Scraper({
+        upstreams,
+        renderer: browser,
+        cache,
+        cacheTtlMs: config.cache.scrapeTtlMs,
+        attempts: webAttempts,
+      }),
+      mapper: new Mapper(upstreams, webAttempts),
+      browser,
+    },
     onClose(hook) {
       closeHooks.push(hook);
     },
-    jobs: { registry, records, queue, service: jobService },
+    jobs: { registry, records, items: new JobItems(store.db, store.workerDb), queue, service: jobService },
     async close() {
       for (const hook of closeHooks.reverse()) await hook().catch(() => {});
       await queue.close();

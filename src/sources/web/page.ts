@@ -20,7 +20,7 @@ export interface PageContent {
   ogImage: string | null;
   /** Every link on the page: absolute, normalised, deduplicated, in page order. */
   urls: string[];
-  /** The page's visible text is tiny: probably a shell filled in by JavaScript. */
+  /** Scripts and next to no visible text: a shell that JavaScript fills in. */
   looksEmpty: boolean;
 }
 
@@ -31,7 +31,7 @@ export interface PageOptions {
 
 /** Readability's share of the page's text below which the whole page is used instead. */
 const MIN_MAIN_SHARE = 0.3;
-/** Below this many characters of visible text a page counts as empty (a JavaScript shell). */
+/** Below this many characters of visible text a scripted page counts as a JavaScript shell. */
 const EMPTY_TEXT_CHARS = 200;
 
 type Doc = ReturnType<typeof parseHTML>['document'];
@@ -102,6 +102,12 @@ function absolutize(root: El, base: URL): void {
   }
 }
 
+/** Just the links of a page (map): absolute, normalised, deduplicated, in page order. */
+export function extractLinks(html: string, pageUrl: string): string[] {
+  const { document } = parseHTML(html);
+  return pageLinks(document, baseOf(document, pageUrl));
+}
+
 const textLength = (el: El | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim().length;
 
 export function parsePage(html: string, pageUrl: string, options: PageOptions = {}): PageContent {
@@ -113,6 +119,7 @@ export function parsePage(html: string, pageUrl: string, options: PageOptions = 
   const ogImage = meta(document, 'og:image', 'og:image:url', 'twitter:image');
   const description = collapse(meta(document, 'description', 'og:description', 'twitter:description'));
 
+  const scripted = document.querySelector('script') !== null;
   for (const el of document.querySelectorAll(NON_CONTENT)) el.remove();
   const body = (document.body ?? document.documentElement) as El | null;
   const pageText = textLength(body);
@@ -124,8 +131,7 @@ export function parsePage(html: string, pageUrl: string, options: PageOptions = 
   const main = article?.content ?? null;
   let root: El | null = main;
   const tooLittle =
-    !main ||
-    (textLength(main) < pageText * MIN_MAIN_SHARE && !isProbablyReaderable(document as never));
+    !main || (textLength(main) < pageText * MIN_MAIN_SHARE && !isProbablyReaderable(document as never));
   if (tooLittle) {
     for (const el of body?.querySelectorAll(FURNITURE) ?? []) el.remove();
     root = body;
@@ -140,6 +146,6 @@ export function parsePage(html: string, pageUrl: string, options: PageOptions = 
     ogUrl,
     ogImage: ogImage ? resolveLink(ogImage, base) : null,
     urls,
-    looksEmpty: pageText < EMPTY_TEXT_CHARS,
+    looksEmpty: scripted && pageText < EMPTY_TEXT_CHARS,
   };
 }

@@ -204,7 +204,7 @@ describe('crawl engine', () => {
     for (const h of hosts) {
       for (let i = 0; i < 12; i++) {
         s[`${h}/p${i}`] = {};
-        s[`${A}/`].links!.push(`${h}/p${i}`);
+        s[`${A}/`]?.links?.push(`${h}/p${i}`);
       }
     }
     const w = web(s);

@@ -1,0 +1,110 @@
+// Web data: scrape a page to Markdown, map a site's links (synchronous, 1 credit each), and crawl
+// a site (a job; polled at GET /v1/web/crawl/{jobId}).
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { prices } from '../../billing/prices.js';
+import { CrawlBody, type CrawlInput, crawlInput } from '../../sources/web/crawl-job.js';
+import { jobRoute } from '../job-route.js';
+import { paid } from '../plugins/billing.js';
+import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
+
+const PageUrl = Type.String({ minLength: 1, maxLength: 4096, description: 'An http(s) URL' });
+
+export const ScrapedPage = Type.Object(
+  {
+    url: Type.String({ description: 'The final URL, after redirects' }),
+    content: Type.String({ description: 'The main content as Markdown' }),
+    name: Nullable(Type.String({ description: 'The page title' })),
+    description: Nullable(Type.String({ description: 'The meta (or og:) description' })),
+    ogUrl: Nullable(Type.String({ description: 'The og:url of the page' })),
+    ogImage: Nullable(Type.String({ description: 'The og:image of the page (extension)' })),
+    countCharacters: Type.Integer({ description: 'Unicode code points of content' }),
+    urls: Type.Array(Type.String(), { description: 'Every link on the page: absolute, deduplicated' }),
+  },
+  { $id: 'ScrapedPage', title: 'ScrapedPage' },
+);
+
+export async function webRoutes(app: FastifyInstance) {
+  const { web, fetcher } = app.services;
+  app.addSchema(ScrapedPage);
+
+  app.get(
+    '/v1/web/scrape',
+    {
+      schema: {
+        tags: ['Web'],
+        summary: 'A web page as Markdown, with its title, description and links',
+        querystring: Type.Object({
+          url: PageUrl,
+          noLinks: Type.Boolean({ default: false, description: 'Links become plain text in content' }),
+          lang: Type.Optional(
+            Type.String({
+              pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+              maxLength: 35,
+              description: 'Preferred language (BCP 47, e.g. en, pt-BR), sent as Accept-Language',
+            }),
+          ),
+          render: StringEnum(['auto', 'always', 'never'] as const, {
+            default: 'auto',
+            description: 'Headless browser: auto (when the page is an empty JavaScript shell), always, never',
+          }),
+        }),
+        response: {
+          200: Type.Ref('ScrapedPage'),
+          ...errorResponses(400, 401, 402, 404, 413, 429, 502, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as { url: string; noLinks: boolean; lang?: string; render: 'auto' };
+      fetcher.checkUrl(q.url, 'url');
+      return paid(request, reply, prices.syncRequest, 'Scrape', () =>
+        web.scraper.scrape(q.url, { noLinks: q.noLinks, lang: q.lang, render: q.render }),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/web/map',
+    {
+      schema: {
+        tags: ['Web'],
+        summary: "A site's links: the page's own and its sitemaps', normalised and deduplicated",
+        querystring: Type.Object({
+          url: PageUrl,
+          limit: Type.Integer({
+            minimum: 1,
+            maximum: 10_000,
+            default: 5000,
+            description: 'Most URLs (1–10000)',
+          }),
+          sitemap: StringEnum(['include', 'skip', 'only'] as const, {
+            default: 'include',
+            description:
+              'include: page links and sitemap URLs; skip: page links only; only: sitemap URLs only',
+          }),
+        }),
+        response: {
+          200: Type.Object({ urls: Type.Array(Type.String()) }),
+          ...errorResponses(400, 401, 402, 404, 429, 502),
+        },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as { url: string; limit: number; sitemap: 'include' };
+      fetcher.checkUrl(q.url, 'url');
+      return paid(request, reply, prices.syncRequest, 'Map', () =>
+        web.mapper.map(q.url, { limit: q.limit, sitemap: q.sitemap }),
+      );
+    },
+  );
+
+  jobRoute<CrawlInput & { webhookUrl?: string }>(app, {
+    path: '/v1/web/crawl',
+    kind: 'crawl',
+    tags: ['Web'],
+    summary: 'Crawl a site (a job): poll GET /v1/web/crawl/{jobId}',
+    body: CrawlBody,
+    toInput: ({ webhookUrl: _, ...body }) => crawlInput(body, fetcher),
+  });
+}

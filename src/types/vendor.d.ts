@@ -1,7 +1,0 @@
-// Type declarations for dependencies that ship none.
-declare module '@joplin/turndown-plugin-gfm' {
-  import type TurndownService from 'turndown';
-  export const gfm: TurndownService.Plugin;
-  export const tables: TurndownService.Plugin;
-  export const strikethrough: TurndownService.Plugin;
-}

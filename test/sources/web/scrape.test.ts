@@ -1,0 +1,282 @@
+// GET /v1/web/scrape end to end: a real app on a fresh database, fetching from a loopback site that
+// plays the web (articles, redirects, charsets, compression, huge and slow pages, walls, non-HTML).
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../support/app.js';
+import { type Loopback, startServer } from '../../support/loopback.js';
+
+let site: Loopback;
+let t: TestApp;
+let key: string;
+const hits = new Map<string, number>();
+const seenHeaders = new Map<string, Record<string, string | string[] | undefined>>();
+
+const ARTICLE = `<!doctype html><html lang="en"><head>
+<meta charset="utf-8"><title>Tide pools of the north coast</title>
+<meta name="description" content="A field guide to the rock pools.">
+<meta property="og:url" content="/articles/tide-pools">
+<meta property="og:image" content="/img/cover.jpg">
+</head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a> <a href="/about#team">Team</a></nav>
+<article>
+<h1>Tide pools of the north coast</h1>
+<p>At low tide the rock shelves of the north coast open into hundreds of pools, each a small world of
+anemones, crabs and sea stars. This guide explains where to look and how to look without harm. 🦀</p>
+<p>Read the <a href="/guides/safety">safety guide</a> first, and check the <a href="https://tides.example.org/table">tide table</a>.
+Pools nearest the water line hold the richest life, because they are covered longest by the sea.</p>
+<h2>What lives there</h2>
+<table><thead><tr><th>Animal</th><th>Zone</th></tr></thead>
+<tbody><tr><td>Sea star</td><td>Low</td></tr><tr><td>Barnacle</td><td>High</td></tr></tbody></table>
+<p>Walk on bare rock, never on the animals, and put back every stone you turn. Visitors who follow these
+rules leave the pools as rich as they found them, season after season, for everyone who comes after.</p>
+<img src="/img/anemone.jpg" alt="An anemone">
+</article>
+<footer><a href="/privacy">Privacy</a></footer>
+</body></html>`;
+
+// "Привет, мир" in windows-1251 and "日本語のページ" in Shift_JIS, as the bytes such sites send.
+const CP1251 = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x2c, 0x20, 0xec, 0xe8, 0xf0]);
+const SJIS = Buffer.from([
+  0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x82, 0xcc, 0x83, 0x79, 0x81, 0x5b, 0x83, 0x57,
+]);
+const page = (title: string, body: string) =>
+  `<html><head><title>${title}</title></head><body><p>${body}</p></body></html>`;
+
+beforeAll(async () => {
+  site = await startServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
+    seenHeaders.set(url.pathname, req.headers);
+    const html = (body: string | Buffer, type = 'text/html; charset=utf-8', status = 200) =>
+      res.writeHead(status, { 'content-type': type }).end(body);
+    switch (url.pathname) {
+      case '/article':
+        return html(ARTICLE);
+      case '/old':
+        return res.writeHead(301, { location: '/moved/here' }).end();
+      case '/moved/here':
+        return html(page('Moved', 'You found the new place of this page after a redirect.'));
+      case '/cp1251':
+        return html(
+          Buffer.concat([Buffer.from('<html><body><p>'), CP1251, Buffer.from('</p></body></html>')]),
+          'text/html; charset=windows-1251',
+        );
+      case '/sjis':
+        return html(
+          Buffer.concat([
+            Buffer.from('<html><head><meta charset="Shift_JIS"></head><body><p>'),
+            SJIS,
+            Buffer.from('</p></body></html>'),
+          ]),
+          'text/html',
+        );
+      case '/gzip':
+        return res
+          .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' })
+          .end(zlib.gzipSync(page('Gzip', 'Compressed with gzip and decoded on the way in.')));
+      case '/brotli':
+        return res
+          .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'br' })
+          .end(zlib.brotliCompressSync(page('Brotli', 'Compressed with brotli and decoded on the way in.')));
+      case '/huge':
+        // 300 KB of paragraphs against a 64 KB cap: cut, not refused.
+        return html(
+          `<html><body>${Array.from({ length: 3000 }, (_, i) => `<p>Paragraph number ${i} of a very long page.</p>`).join('')}</body></html>`,
+        );
+      case '/slow':
+        setTimeout(() => html(page('Late', 'too late')), 5000).unref();
+        return;
+      case '/text':
+        return html('plain words, passed through as they are\n', 'text/plain; charset=utf-8');
+      case '/readme.md':
+        return html('# Title\n\nSome *Markdown* text.\n', 'text/markdown');
+      case '/image.png':
+        return html(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]), 'image/png');
+      case '/wall':
+        return html(
+          '<html><head><title>Just a moment...</title></head><body><script>window._cf_chl_opt={}</script></body></html>',
+          'text/html',
+          403,
+        );
+      case '/gone':
+        return html(page('Missing', 'not here'), 'text/html', 404);
+      case '/broken':
+        return html(page('Error', 'server error'), 'text/html', 500);
+      case '/cached':
+        return html(page('Cached', 'This page is fetched once and then served from the cache.'));
+      default:
+        return html(page('Home', 'home'));
+    }
+  });
+  t = await createTestApp({
+    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+    UNFURL_FETCH_MAX_BYTES: String(64 * 1024),
+    UNFURL_FETCH_TIMEOUT_MS: '1000',
+    UNFURL_UPSTREAM_RETRY_BASE_MS: '10',
+  });
+  key = (await t.register()).apiKey;
+});
+
+afterAll(async () => {
+  await t?.close();
+  await site?.close();
+});
+
+const scrape = (query: string, apiKey = key) =>
+  t.call(apiKey, { method: 'GET', url: `/v1/web/scrape?${query}` });
+const q = (path: string, extra = '') => `url=${encodeURIComponent(site.url + path)}${extra}`;
+
+async function balance(apiKey = key): Promise<number> {
+  return (await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits;
+}
+
+describe('GET /v1/web/scrape', () => {
+  it('answers the main content as Markdown with metadata, absolute links and one credit charged', async () => {
+    const before = await balance();
+    const res = await scrape(q('/article', '&render=never'));
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-credits-charged']).toBe('1');
+    expect(Number(res.headers['x-credits-remaining'])).toBe(before - 1);
+    const body = res.json();
+    expect(body.url).toBe(`${site.url}/article`);
+    expect(body.name).toBe('Tide pools of the north coast');
+    expect(body.description).toBe('A field guide to the rock pools.');
+    expect(body.ogUrl).toBe(`${site.url}/articles/tide-pools`);
+    expect(body.ogImage).toBe(`${site.url}/img/cover.jpg`);
+    // Main content: the article, not the navigation or footer.
+    expect(body.content).toContain('rock shelves of the north coast');
+    expect(body.content).not.toContain('Privacy');
+    expect(body.content).toContain(`[safety guide](${site.url}/guides/safety)`);
+    expect(body.content).toContain('[tide table](https://tides.example.org/table)');
+    expect(body.content).toContain(`![An anemone](${site.url}/img/anemone.jpg)`);
+    expect(body.content).toMatch(/^## What lives there$/m);
+    expect(body.content).toMatch(/\| Animal \| Zone \|\n\| --- \| --- \|\n\| Sea star \| Low \|/);
+    expect(body.countCharacters).toBe([...body.content].length);
+    expect(body.countCharacters).toBeLessThan(body.content.length); // the crab is one code point, two UTF-16 units
+    // Every link of the page, absolute and deduplicated (the #team fragment is the same page).
+    expect(body.urls).toEqual([
+      `${site.url}/`,
+      `${site.url}/about`,
+      `${site.url}/guides/safety`,
+      'https://tides.example.org/table',
+      `${site.url}/privacy`,
+    ]);
+  });
+
+  it('turns links into their text with noLinks, still listing them in urls', async () => {
+    const body = (await scrape(q('/article', '&noLinks=true&render=never'))).json();
+    expect(body.content).toContain('Read the safety guide first');
+    expect(body.content).not.toMatch(/\]\(http[^)]*guides/);
+    expect(body.urls).toContain(`${site.url}/guides/safety`);
+  });
+
+  it('sends lang as Accept-Language', async () => {
+    await scrape(q('/', '&lang=pt-BR&render=never'));
+    expect(seenHeaders.get('/')?.['accept-language']).toMatch(/^pt-BR/);
+  });
+
+  it('follows redirects and answers the final URL', async () => {
+    const body = (await scrape(q('/old', '&render=never'))).json();
+    expect(body.url).toBe(`${site.url}/moved/here`);
+    expect(body.content).toContain('new place of this page');
+  });
+
+  it('decodes windows-1251 from the header and Shift_JIS from <meta>', async () => {
+    expect((await scrape(q('/cp1251', '&render=never'))).json().content).toContain('Привет, мир');
+    expect((await scrape(q('/sjis', '&render=never'))).json().content).toContain('日本語のページ');
+  });
+
+  it('decodes gzip and brotli bodies', async () => {
+    expect((await scrape(q('/gzip', '&render=never'))).json().content).toContain('Compressed with gzip');
+    expect((await scrape(q('/brotli', '&render=never'))).json().content).toContain('Compressed with brotli');
+  });
+
+  it('cuts a page larger than the fetch cap and converts what it got', async () => {
+    const res = await scrape(q('/huge', '&render=never'));
+    expect(res.statusCode).toBe(200);
+    const content = res.json().content as string;
+    expect(content).toContain('Paragraph number 0 ');
+    expect(content).not.toContain('Paragraph number 2999 ');
+  });
+
+  it('passes plain text and Markdown through', async () => {
+    expect((await scrape(q('/text'))).json().content).toBe('plain words, passed through as they are');
+    expect((await scrape(q('/readme.md'))).json().content).toBe('# Title\n\nSome *Markdown* text.');
+  });
+
+  it('refuses binaries with 400 naming url, and charges nothing', async () => {
+    const before = await balance();
+    const res = await scrape(q('/image.png'));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_request', details: 'url' });
+    expect(res.json().message).toContain('image/png');
+    expect(await balance()).toBe(before);
+  });
+
+  it('reports an anti-bot wall as upstream_error, not as content, and charges nothing', async () => {
+    const before = await balance();
+    const res = await scrape(q('/wall', '&render=never'));
+    expect(res.statusCode).toBe(502);
+    expect(res.json().error).toBe('upstream_error');
+    expect(res.json().message).toMatch(/anti-bot challenge \(Cloudflare\)/);
+    expect(await balance()).toBe(before);
+  });
+
+  it('answers 404 for a missing page and 502 for a failing site, charging nothing', async () => {
+    const before = await balance();
+    const gone = await scrape(q('/gone', '&render=never'));
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().error).toBe('not_found');
+    const broken = await scrape(q('/broken', '&render=never'));
+    expect(broken.statusCode).toBe(502);
+    expect(hits.get('/broken')).toBe(2); // retried once
+    expect(await balance()).toBe(before);
+  });
+
+  it('gives up on a slow site at the time limit: 502, nothing charged', async () => {
+    const before = await balance();
+    const started = Date.now();
+    const res = await scrape(q('/slow', '&render=never'));
+    expect(res.statusCode).toBe(502);
+    expect(Date.now() - started).toBeLessThan(4500);
+    expect(await balance()).toBe(before);
+  });
+
+  it('serves a repeated scrape from the cache (one fetch), still charging each request', async () => {
+    const before = await balance();
+    const a = await scrape(q('/cached', '&render=never'));
+    const b = await scrape(q('/cached', '&render=never'));
+    expect(a.json()).toEqual(b.json());
+    expect(hits.get('/cached')).toBe(1);
+    expect(await balance()).toBe(before - 2);
+  });
+
+  it('validates its parameters, naming them', async () => {
+    for (const [query, param] of [
+      ['', 'url'],
+      ['url=not-a-url', 'url'],
+      ['url=ftp%3A%2F%2Fexample.com%2F', 'url'],
+      [`${q('/')}&render=sometimes`, 'render'],
+      [`${q('/')}&lang=${encodeURIComponent('en;q=1, evil')}`, 'lang'],
+      [`${q('/')}&noLinks=maybe`, 'noLinks'],
+    ] as const) {
+      const res = await scrape(query);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().error).toBe('invalid_request');
+      expect(res.json().message, query).toContain(param);
+    }
+  });
+
+  it('refuses private addresses unless the operator allows them', async () => {
+    const strict = await createTestApp();
+    try {
+      const { apiKey } = await strict.register();
+      const res = await strict.call(apiKey, { method: 'GET', url: `/v1/web/scrape?${q('/article')}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_request', details: 'url' });
+      expect(hits.get('/article')).toBe(2); // only this file's two scrapes above reached the site
+    } finally {
+      await strict.close();
+    }
+  });
+});
