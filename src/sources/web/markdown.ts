@@ -12,22 +12,22 @@ type Node = TurndownService.Node & {
   getAttribute(name: string): string | null;
 };
 
+/** Columns a cell spans (colspan, within reason). */
+const span = (cellNode: Node) => Math.min(Math.max(Number(cellNode.getAttribute('colspan')) || 1, 1), 50);
+
 /** One cell: its Markdown on one line, pipes escaped, then one empty cell per extra column it spans. */
 function cell(content: string, node: Node): string {
   const text = content.replace(/\n+/g, ' ').replace(/\|/g, '\\|').trim();
-  const span = Math.min(Math.max(Number(node.getAttribute('colspan')) || 1, 1), 50);
   const first =
     node.parentNode &&
     (node.parentNode as unknown as { firstElementChild: unknown }).firstElementChild === node;
-  return `${first ? '|' : ''} ${text} |${' |'.repeat(span - 1)}`;
+  return `${first ? '|' : ''} ${text} |${' |'.repeat(span(node) - 1)}`;
 }
 
 /** Cells a row spans, colspans counted. */
 function rowWidth(row: Node): number {
   let width = 0;
-  for (const c of Array.from(row.querySelectorAll(':scope > th, :scope > td'))) {
-    width += Math.min(Math.max(Number(c.getAttribute('colspan')) || 1, 1), 50);
-  }
+  for (const c of Array.from(row.querySelectorAll(':scope > th, :scope > td'))) width += span(c);
   return width;
 }
 
