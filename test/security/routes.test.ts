@@ -265,6 +265,14 @@ describe('object-level authorisation between accounts', () => {
       expect(res.statusCode).toBe(202);
       bJobs.push(res.json().jobId);
     }
+    // Real kinds through their real routes (nothing runs them here).
+    const crawl = await t.call(b.apiKey, {
+      method: 'POST',
+      url: '/v1/web/crawl',
+      payload: { url: 'https://example.com/docs', limit: 2 },
+    });
+    expect(crawl.statusCode).toBe(202);
+    bJobs.push(crawl.json().jobId);
   });
   afterAll(async () => closeTestApp(t));
 
