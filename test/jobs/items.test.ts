@@ -1,0 +1,66 @@
+// Job items (a crawl's pages): stored in order, read back in slices under an item count and a byte
+// budget — one oversized item still comes alone — and dropped with the job's expired result.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const MB = 1024 * 1024;
+const item = (n: number, size: number) => ({ n, text: 'x'.repeat(size) });
+
+describe('JobItems', () => {
+  it('answers slices by count and by bytes, with where the next slice starts', async () => {
+    const items = t.services.jobs.items;
+    await items.append('job_a', 0, [item(0, 10), item(1, 10), item(2, 10)]);
+    await items.append('job_a', 3, [item(3, 3 * MB), item(4, 3 * MB), item(5, 3 * MB), item(6, 10 * MB)]);
+    await items.append('job_b', 0, [item(0, 10)]);
+
+    const first = await items.page('job_a', 0, 2, 8 * MB);
+    expect(first.items.map((i) => (i as { n: number }).n)).toEqual([0, 1]);
+    expect(first).toMatchObject({ total: 7, nextSkip: 2 });
+
+    const budget = await items.page('job_a', 2, 100, 8 * MB);
+    expect(budget.items.map((i) => (i as { n: number }).n)).toEqual([2, 3, 4]); // a third 3 MB item would pass 8 MB
+    expect(budget.nextSkip).toBe(5);
+
+    const oversized = await items.page('job_a', 6, 100, 8 * MB);
+    expect(oversized.items.map((i) => (i as { n: number }).n)).toEqual([6]); // alone, but answered
+    expect(oversized.nextSkip).toBeNull();
+
+    expect(await items.page('job_a', 7, 100, 8 * MB)).toEqual({ items: [], total: 7, nextSkip: null });
+    expect((await items.page('job_b', 0, 100, 8 * MB)).total).toBe(1);
+
+    await items.clear('job_a');
+    expect(await items.count('job_a')).toBe(0);
+    expect(await items.count('job_b')).toBe(1);
+  });
+
+  it('drops the items of a job whose result expires', async () => {
+    const { accountId } = await t.register();
+    const now = Date.now();
+    await t.services.store.db
+      .insertInto('jobs')
+      .values({
+        id: 'job_expiring',
+        account_id: accountId,
+        kind: 'crawl',
+        status: 'completed',
+        input: '{}',
+        result: '{"pagesScraped":1}',
+        max_attempts: 3,
+        run_at: now,
+        created_at: now,
+        completed_at: now,
+        result_expires_at: now - 1,
+      } as never)
+      .execute();
+    await t.services.jobs.items.append('job_expiring', 0, [item(0, 10)]);
+    await t.services.jobs.records.expireResults(now);
+    expect(await t.services.jobs.items.count('job_expiring')).toBe(0);
+    expect(await t.services.jobs.items.count('job_b')).toBe(1); // another job's items stay
+  });
+});
