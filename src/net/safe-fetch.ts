@@ -43,11 +43,18 @@ export interface SafeResponse {
   contentType: string | null;
 }
 
+/** Every address of a host name. */
+export type HostLookup = (hostname: string) => Promise<dns.LookupAddress[]>;
+
+const systemLookup: HostLookup = (hostname) => dns.promises.lookup(hostname, { all: true });
+
 export interface SafeFetcherOptions {
   allowPrivateNetwork: boolean;
   timeoutMs?: number;
   maxBytes?: number;
   proxies?: ProxyPool;
+  /** Name resolution (default: the system's); tests stand in for the outside world's DNS with it. */
+  lookup?: HostLookup;
 }
 
 export class BlockedAddressError extends Error {
@@ -55,20 +62,23 @@ export class BlockedAddressError extends Error {
 }
 
 /** Looks up every address of a host and refuses the connection if any one of them is not public. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup(allowPrivate: boolean, lookup: HostLookup): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 4);
-      const list = addresses as dns.LookupAddress[];
-      const bad = list.find((a) => !allowPrivate && !isPublicAddress(a.address));
-      if (bad || list.length === 0) {
-        return callback(new BlockedAddressError(`${hostname} resolves to a non-public address`), '', 4);
-      }
-      if ((options as { all?: boolean }).all)
-        return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      const first = list[0]!;
-      callback(null, first.address, first.family);
-    });
+    lookup(hostname).then(
+      (addresses) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const list = family ? addresses.filter((a) => a.family === family) : addresses;
+        const bad = list.find((a) => !allowPrivate && !isPublicAddress(a.address));
+        if (bad || list.length === 0) {
+          return callback(new BlockedAddressError(`${hostname} resolves to a non-public address`), '', 4);
+        }
+        if ((options as { all?: boolean }).all)
+          return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+        const first = list[0]!;
+        callback(null, first.address, first.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 4),
+    );
   };
 }
 
@@ -77,6 +87,7 @@ export class SafeFetcher {
   private readonly allowPrivateNetwork: boolean;
   private readonly defaultTimeoutMs: number;
   private readonly defaultMaxBytes: number;
+  private readonly lookup: HostLookup;
   readonly proxies: ProxyPool | null;
 
   constructor(options: SafeFetcherOptions) {
@@ -84,8 +95,9 @@ export class SafeFetcher {
     this.defaultTimeoutMs = options.timeoutMs ?? 30_000;
     this.defaultMaxBytes = options.maxBytes ?? 10 * 1024 * 1024;
     this.proxies = options.proxies ?? null;
+    this.lookup = options.lookup ?? systemLookup;
     this.agent = new Agent({
-      connect: { lookup: guardedLookup(this.allowPrivateNetwork), timeout: 10_000 },
+      connect: { lookup: guardedLookup(this.allowPrivateNetwork, this.lookup), timeout: 10_000 },
       headersTimeout: 30_000,
       bodyTimeout: 30_000,
       connections: 64,
@@ -132,7 +144,7 @@ export class SafeFetcher {
   private async checkResolvedHost(url: URL): Promise<void> {
     if (this.allowPrivateNetwork) return;
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const addresses = isIP(host) ? [{ address: host }] : await dns.promises.lookup(host, { all: true });
+    const addresses = isIP(host) ? [{ address: host }] : await this.lookup(host);
     if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
       throw new BlockedAddressError(`${host} resolves to a non-public address`);
     }
