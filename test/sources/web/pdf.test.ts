@@ -1,0 +1,140 @@
+// PDF text extraction on real PDFs: ones Chromium prints from HTML (as a site would serve them), a
+// minimal hand-built one, one locked by a password we do not have, and bytes that are no PDF at all.
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../../src/errors.js';
+import { pdfToText } from '../../../src/sources/web/pdf.js';
+import { CHROMIUM_PATH, describeWithChromium } from '../../support/chromium.js';
+
+/** A valid PDF built object by object, with a correct cross-reference table. */
+function buildPdf(objects: string[], trailerExtra = ''): Uint8Array {
+  let out = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out, 'latin1'));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out, 'latin1');
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new Uint8Array(Buffer.from(out, 'latin1'));
+}
+
+/** One page of Helvetica text, a line per entry, and an Info dictionary with a title. */
+function textPdf(lines: string[], title: string, trailerExtra = ''): Uint8Array {
+  const ops = lines.map((l, i) => `BT /F1 14 Tf 72 ${720 - i * 20} Td (${l}) Tj ET`).join('\n');
+  return buildPdf(
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+      `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`,
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+      `<< /Title (${title}) /Producer (unfurl test) >>`,
+    ],
+    `/Info 6 0 R ${trailerExtra}`,
+  );
+}
+
+describe('pdfToText on hand-built PDFs', () => {
+  it('reads a minimal PDF: its lines, its title, one page', async () => {
+    const pdf = textPdf(['Hello from a hand-built PDF.', 'A second line of text.'], 'Minimal Test');
+    const copy = pdf.slice();
+    const out = await pdfToText(pdf);
+    expect(out).toEqual({
+      text: 'Hello from a hand-built PDF.\nA second line of text.',
+      title: 'Minimal Test',
+      pages: 1,
+      truncated: false,
+    });
+    expect(pdf).toEqual(copy); // the caller's bytes are left as they were (pdf.js detaches what it gets)
+  });
+
+  it('accepts a Node Buffer too', async () => {
+    const out = await pdfToText(Buffer.from(textPdf(['Buffered.'], 'B')));
+    expect(out.text).toBe('Buffered.');
+  });
+
+  it('refuses bytes that are no PDF with invalid_request', async () => {
+    const err = await pdfToText(new TextEncoder().encode('<html>not a pdf</html>'.repeat(50))).catch(
+      (e) => e,
+    );
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe('invalid_request');
+    expect(err.message).toMatch(/^The URL points to a PDF that could not be read: /);
+  });
+
+  it('refuses a cut-off PDF with invalid_request', async () => {
+    const pdf = textPdf(['Cut short.'], 'Cut');
+    const err = await pdfToText(pdf.subarray(0, 40)).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe('invalid_request');
+  });
+
+  it('refuses a PDF locked with a user password', async () => {
+    // AES-256 (revision 5) Standard security handler whose password hashes we do not know: pdf.js tries
+    // the empty password, fails, and asks for one.
+    const hex = (n: number) => Buffer.alloc(n, 0xab).toString('hex');
+    const encrypt = `/Encrypt << /Filter /Standard /V 5 /R 5 /Length 256 /P -4 /O <${hex(48)}> /U <${hex(48)}> /OE <${hex(32)}> /UE <${hex(32)}> /Perms <${hex(16)}> /StmF /StdCF /StrF /StdCF /CF << /StdCF << /CFM /AESV3 /AuthEvent /DocOpen /Length 32 >> >> >> /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]`;
+    const err = await pdfToText(textPdf(['Secret.'], 'Locked', encrypt)).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe('invalid_request');
+    expect(err.message).toContain('password');
+  });
+});
+
+describeWithChromium('pdfToText on PDFs printed by Chromium', () => {
+  let browser: Browser;
+  const pages = 5;
+  let report: Uint8Array;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    });
+    const page = await browser.newPage();
+    const chapters = Array.from(
+      { length: pages },
+      (_, i) =>
+        `<section style="break-before: page"><h2>Chapter ${i + 1}</h2><p>This is the body of chapter ${i + 1}. It has two sentences.</p></section>`,
+    ).join('');
+    await page.setContent(
+      `<!doctype html><html><head><meta charset="utf-8"><title>Annual Report 2025</title></head><body><h1>Annual Report 2025</h1><p>Revenue grew by 12 percent, and costs fell.</p><p>Café, naïve, façade — accents survive.</p>${chapters}</body></html>`,
+    );
+    report = new Uint8Array(await page.pdf({ format: 'A4' }));
+    await page.close();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('extracts every sentence, the title and the page count', async () => {
+    const out = await pdfToText(report);
+    expect(out.title).toBe('Annual Report 2025');
+    expect(out.pages).toBe(pages + 1); // the title page, then one page per chapter
+    expect(out.truncated).toBe(false);
+    expect(out.text).toContain('Annual Report 2025');
+    expect(out.text).toContain('Revenue grew by 12 percent, and costs fell.');
+    expect(out.text).toContain('Café, naïve, façade — accents survive.');
+    for (let i = 1; i <= pages; i++) {
+      expect(out.text).toContain(`Chapter ${i}\nThis is the body of chapter ${i}. It has two sentences.`);
+    }
+    // Pages are separated by a blank line, in order.
+    const chunks = out.text.split('\n\n');
+    expect(chunks).toHaveLength(pages + 1);
+    expect(chunks[0]).toMatch(/^Annual Report 2025\n/);
+    expect(chunks[3]).toMatch(/^Chapter 3\n/);
+  });
+
+  it('stops at maxPages and says it did', async () => {
+    const out = await pdfToText(report, { maxPages: 2 });
+    expect(out.pages).toBe(pages + 1);
+    expect(out.truncated).toBe(true);
+    expect(out.text).toContain('Chapter 1');
+    expect(out.text).not.toContain('Chapter 2');
+  });
+});
