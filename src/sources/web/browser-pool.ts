@@ -1,0 +1,390 @@
+// Headless Chromium for pages that need JavaScript: one browser process, launched on first use and
+// relaunched if it dies, at most `size` pages rendered at once (the rest wait in turn), and a fresh
+// context per render so no cookies or storage pass between callers.
+//
+// The browser never talks to the network itself. Every request it makes is intercepted and fetched by
+// our SafeFetcher, so the SSRF policy (checked at connect time, after DNS, on every redirect hop)
+// applies to the page, its redirects and its subresources alike. Chromium's own network stack is pointed
+// at a proxy that cannot be resolved, so whatever escapes interception (preconnects, the hops of a
+// redirect handed to the browser, which Playwright does not intercept; WebRTC) fails closed.
+import { type Browser, type BrowserContext, chromium, type Request, type Route } from 'playwright-core';
+import { AppError } from '../../errors.js';
+import { BlockedAddressError, type SafeFetcher } from '../../net/safe-fetch.js';
+
+export interface RenderedPage {
+  html: string;
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  contentType: string | null;
+}
+
+export interface BrowserPoolOptions {
+  chromiumPath: string;
+  /** Pages rendered at once. */
+  size: number;
+  fetcher: SafeFetcher;
+  /** Per render, from the moment it has a slot and a running browser (default 30000). */
+  timeoutMs?: number;
+  /** The most to wait for network idle after DOMContentLoaded (default 3000). */
+  settleMs?: number;
+}
+
+export interface RenderOptions {
+  /** Sent with every request of the page (e.g. accept-language). */
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  // Without these Chromium phones home at start and stalls on a closed network.
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+  // Belt and braces behind request interception: anything the network stack sends on its own goes to a
+  // proxy whose name never resolves (loopback included), and WebRTC may not use UDP outside a proxy.
+  '--proxy-server=http://unfurl-browser-has-no-network.invalid:9',
+  '--proxy-bypass-list=<-loopback>',
+  '--host-resolver-rules=MAP * ~NOTFOUND',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+];
+
+const MAX_REDIRECTS = 10;
+
+/** The main document's navigation, as seen by the request handler. */
+interface Hop {
+  active: boolean;
+  redirect: string | null;
+  error: unknown;
+}
+
+/** Not needed for the DOM: aborted without a fetch. */
+const SKIPPED_TYPES = new Set(['image', 'media', 'font']);
+/** Hop-by-hop or recomputed request headers, and accept-encoding (SafeFetcher asks for what it decodes). */
+const DROPPED_REQUEST_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'expect',
+  'te',
+  'accept-encoding',
+  'proxy-authorization',
+  'proxy-connection',
+]);
+/** SafeFetcher has already decoded the body, so its framing headers no longer describe it. */
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'content-encoding',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+]);
+
+export class BrowserPool {
+  private readonly chromiumPath: string;
+  private readonly size: number;
+  private readonly fetcher: SafeFetcher;
+  private readonly timeoutMs: number;
+  private readonly settleMs: number;
+  private browser: Promise<Browser> | null = null;
+  private closed = false;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(options: BrowserPoolOptions) {
+    this.chromiumPath = options.chromiumPath;
+    this.size = Math.max(1, options.size);
+    this.fetcher = options.fetcher;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.settleMs = options.settleMs ?? 3_000;
+  }
+
+  async render(url: string, opts: RenderOptions = {}): Promise<RenderedPage> {
+    // The same refusal a plain fetch gives (scheme, credentials, private literals), before any browser work.
+    const target = this.fetcher.checkUrl(url, 'url').toString();
+    await this.acquire(opts.signal);
+    try {
+      const browser = await this.launched(); // a first launch does not count against the time limit
+      const deadline = AbortSignal.timeout(this.timeoutMs);
+      const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+      return await this.renderWith(browser, target, opts.headers ?? {}, signal, opts.signal);
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Kills the browser; idempotent. Renders in flight fail, later ones are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const browser = this.browser;
+    this.browser = null;
+    if (browser) await browser.then((b) => b.close()).catch(() => {});
+  }
+
+  /**
+   * One render in a fresh context, settled as soon as `signal` aborts whatever Playwright is waiting
+   * for (a context closed under a pending newPage() can leave it pending for good).
+   */
+  private async renderWith(
+    browser: Browser,
+    url: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    callerSignal: AbortSignal | undefined,
+  ): Promise<RenderedPage> {
+    // Ends the page's fetches still in flight (long polls) when the render is over, however it ends.
+    const finished = new AbortController();
+    const fetchSignal = AbortSignal.any([signal, finished.signal]);
+    const opening = browser.newContext(contextOptions(browser, headers));
+    const closeContext = () => opening.then((context) => context.close()).catch(() => {});
+    try {
+      return await untilAborted(
+        opening.then((context) => this.renderIn(context, url, fetchSignal)),
+        signal,
+      );
+    } catch (err) {
+      if (callerSignal?.aborted) throw callerSignal.reason;
+      if (signal.aborted) {
+        throw new AppError('upstream_error', `Rendering ${url} took longer than ${this.timeoutMs} ms`);
+      }
+      if (err instanceof AppError) throw err;
+      // The browser died or misbehaved under this render.
+      throw new AppError('upstream_error', `Could not render ${url}`, firstLine(String(err)));
+    } finally {
+      finished.abort();
+      // Closing the context also ends whatever the abandoned render was still waiting for; an aborted
+      // caller is not kept waiting for that.
+      if (signal.aborted) void closeContext();
+      else await closeContext();
+    }
+  }
+
+  private async renderIn(context: BrowserContext, url: string, signal: AbortSignal): Promise<RenderedPage> {
+    await blockWebSockets(context);
+    const page = await context.newPage();
+    // While goto runs, the main document's hops report here (see forward()).
+    const hop: Hop = { active: false, redirect: null, error: null };
+    await context.route('**/*', (route) => {
+      const req = route.request();
+      const main = hop.active && req.isNavigationRequest() && frameOf(req) === page.mainFrame();
+      return this.forward(route, signal, main ? hop : null);
+    });
+    let target = url;
+    let response: Awaited<ReturnType<typeof page.goto>> = null;
+    for (let redirects = 0; ; redirects++) {
+      Object.assign(hop, { active: true, redirect: null, error: null });
+      try {
+        response = await page.goto(target, { waitUntil: 'domcontentloaded', timeout: 0 });
+      } catch (err) {
+        throw mainDocumentError(target, hop.error ?? err);
+      } finally {
+        hop.active = false;
+      }
+      if (!hop.redirect) break;
+      if (redirects === MAX_REDIRECTS) {
+        throw new AppError('upstream_error', `${url} redirects more than ${MAX_REDIRECTS} times`);
+      }
+      target = hop.redirect;
+    }
+    if (!response) throw new AppError('upstream_error', `Rendering ${url} gave no document`);
+    // Scripts that fetch their content: wait for the network to go quiet, but render what is there
+    // when it does not (pages that poll never do).
+    await page.waitForLoadState('networkidle', { timeout: this.settleMs }).catch(() => {});
+    const html = await page.content().catch(async () => {
+      // A script navigated at the last moment: take the document it navigated to.
+      await page.waitForLoadState('domcontentloaded', { timeout: this.settleMs });
+      return page.content();
+    });
+    const type = response.headers()['content-type'];
+    return {
+      html,
+      url: page.url(),
+      status: response.status(),
+      contentType: type ? type.split(';')[0]!.trim().toLowerCase() || null : null,
+    };
+  }
+
+  /**
+   * Fetches one of the browser's requests through SafeFetcher and hands the answer to the browser.
+   * Playwright does not intercept the hops of a redirect the browser follows (they would go to the
+   * dead proxy), so redirects are never handed to the browser: SafeFetcher follows a subresource's
+   * redirects itself (each hop checked), and a main document's hop is reported to renderWith(), which
+   * navigates to the next one, so that the page ends on the final URL.
+   */
+  private async forward(route: Route, signal: AbortSignal, main: Hop | null): Promise<void> {
+    const request = route.request();
+    const method = request.method();
+    if (SKIPPED_TYPES.has(request.resourceType())) return route.abort('blockedbyclient').catch(() => {});
+    if (method !== 'GET' && method !== 'POST' && method !== 'HEAD') {
+      return route.abort('blockedbyclient').catch(() => {});
+    }
+    let answer: Awaited<ReturnType<SafeFetcher['fetch']>>;
+    try {
+      answer = await this.fetcher.fetch(request.url(), {
+        method,
+        headers: requestHeaders(await request.allHeaders()),
+        body: request.postDataBuffer() ?? undefined,
+        ...(main ? { maxRedirects: 0 } : {}),
+        signal,
+        proxy: true,
+      });
+    } catch (err) {
+      if (main) main.error = err;
+      const refused =
+        err instanceof BlockedAddressError || (err instanceof AppError && err.code === 'invalid_request');
+      return route.abort(refused ? 'blockedbyclient' : 'failed').catch(() => {});
+    }
+    const location = answer.headers.location;
+    if (main && answer.status >= 300 && answer.status < 400 && typeof location === 'string') {
+      main.redirect = new URL(location, request.url()).toString();
+      // An empty stand-in document, so that cookies set by the hop are kept as the browser would.
+      const cookies = answer.headers['set-cookie'];
+      const headers = responseHeaders(cookies ? { 'set-cookie': cookies } : {});
+      return route.fulfill({ status: 200, contentType: 'text/plain', headers, body: '' }).catch(() => {});
+    }
+    await route
+      .fulfill({ status: answer.status, headers: responseHeaders(answer.headers), body: answer.body })
+      .catch(() => {}); // the render was stopped meanwhile
+  }
+
+  /** The shared browser, launched on first use and again after it died. */
+  private launched(): Promise<Browser> {
+    if (this.closed) return Promise.reject(new AppError('service_unavailable', 'The browser pool is closed'));
+    if (!this.browser) {
+      const launching: Promise<Browser> = chromium
+        .launch({ executablePath: this.chromiumPath, args: LAUNCH_ARGS, headless: true })
+        .then(
+          (browser) => {
+            browser.on('disconnected', () => {
+              if (this.browser === launching) this.browser = null;
+            });
+            return browser;
+          },
+          (err: Error) => {
+            if (this.browser === launching) this.browser = null;
+            throw new AppError(
+              'service_unavailable',
+              'The headless browser could not be started',
+              firstLine(err.message),
+            );
+          },
+        );
+      this.browser = launching;
+    }
+    return this.browser;
+  }
+
+  /** Waits for a render slot, first come first served; an aborted waiter leaves the queue. */
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.active < this.size) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const granted = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const at = this.waiting.indexOf(granted);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(signal!.reason);
+      };
+      this.waiting.push(granted);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next)
+      next(); // the slot passes straight to the next waiter
+    else this.active--;
+  }
+}
+
+function contextOptions(browser: Browser, headers: Record<string, string>) {
+  const extra: Record<string, string> = {};
+  let userAgent: string | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'user-agent') userAgent = value;
+    else extra[name] = value;
+  }
+  return {
+    serviceWorkers: 'block' as const,
+    acceptDownloads: false,
+    extraHTTPHeaders: extra, // not `locale`: it would replace the caller's accept-language
+    // Headless Chromium says "HeadlessChrome" in its user agent, which many sites refuse outright.
+    userAgent:
+      userAgent ??
+      `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${
+        browser.version().split('.')[0]
+      }.0.0.0 Safari/537.36`,
+  };
+}
+
+/** `work`, or the signal's reason as soon as it aborts (work is then abandoned, not awaited). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** WebSockets are not fetched through SafeFetcher, so none may open: each is closed unconnected. */
+async function blockWebSockets(context: BrowserContext): Promise<void> {
+  await context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: 'WebSockets are blocked' }));
+}
+
+function frameOf(request: Request) {
+  try {
+    return request.frame();
+  } catch {
+    return null; // a service worker's request has no frame
+  }
+}
+
+function requestHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!lower.startsWith(':') && !DROPPED_REQUEST_HEADERS.has(lower)) out[lower] = value;
+  }
+  return out;
+}
+
+function responseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name.toLowerCase())) continue;
+    // Playwright splits a set-cookie value on newlines into separate cookies.
+    out[name] = Array.isArray(value) ? value.join(name.toLowerCase() === 'set-cookie' ? '\n' : ', ') : value;
+  }
+  return out;
+}
+
+/** What a failed navigation means for the caller, preferring what our fetcher said about it. */
+function mainDocumentError(url: string, err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof BlockedAddressError) {
+    return new AppError('invalid_request', `Invalid parameter 'url': ${err.message}`, 'url');
+  }
+  const message = err instanceof Error ? firstLine(err.message) : String(err);
+  return new AppError('upstream_error', `Could not load ${url}`, message);
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim();
+}
