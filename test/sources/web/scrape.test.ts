@@ -3,7 +3,9 @@
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { describeWithChromium } from '../../support/chromium.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
+import { textPdf } from '../../support/pdf.js';
 
 let site: Loopback;
 let t: TestApp;
@@ -102,6 +104,30 @@ beforeAll(async () => {
         return html(page('Missing', 'not here'), 'text/html', 404);
       case '/broken':
         return html(page('Error', 'server error'), 'text/html', 500);
+      case '/report.pdf':
+        return html(
+          Buffer.from(textPdf(['Quarterly report.', 'Revenue grew.'], 'Q3 Report')),
+          'application/pdf',
+        );
+      case '/app':
+        // A single-page app: nothing to read until its script runs and fetches the content.
+        return html(`<!doctype html><html><head><title>App</title></head><body><div id="root"></div>
+<script>fetch('/api/story').then(r => r.json()).then(s => {
+  document.getElementById('root').innerHTML = '<article><h1>' + s.title + '</h1>' +
+    s.paragraphs.map(p => '<p>' + p + '</p>').join('') + '</article>';
+});</script></body></html>`);
+      case '/api/story':
+        return html(
+          JSON.stringify({
+            title: 'Rendered by script',
+            paragraphs: Array.from(
+              { length: 6 },
+              (_, i) =>
+                `Paragraph ${i} only exists after JavaScript runs in a real browser, which fetched it as JSON.`,
+            ),
+          }),
+          'application/json',
+        );
       case '/cached':
         return html(page('Cached', 'This page is fetched once and then served from the cache.'));
       default:
@@ -204,6 +230,11 @@ describe('GET /v1/web/scrape', () => {
     expect((await scrape(q('/readme.md'))).json().content).toBe('# Title\n\nSome *Markdown* text.');
   });
 
+  it('answers the text of a PDF, with its title as name', async () => {
+    const body = (await scrape(q('/report.pdf'))).json();
+    expect(body).toMatchObject({ content: 'Quarterly report.\nRevenue grew.', name: 'Q3 Report', urls: [] });
+  });
+
   it('refuses binaries with 400 naming url, and charges nothing', async () => {
     const before = await balance();
     const res = await scrape(q('/image.png'));
@@ -274,9 +305,39 @@ describe('GET /v1/web/scrape', () => {
       const res = await strict.call(apiKey, { method: 'GET', url: `/v1/web/scrape?${q('/article')}` });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ error: 'invalid_request', details: 'url' });
-      expect(hits.get('/article')).toBe(2); // only this file's two scrapes above reached the site
+      const before = hits.get('/article');
+      await strict.call(apiKey, { method: 'GET', url: `/v1/web/scrape?${q('/article', '&noLinks=true')}` });
+      expect(hits.get('/article')).toBe(before); // the refused scrapes never reached the site
     } finally {
       await strict.close();
     }
   });
+});
+
+describeWithChromium('GET /v1/web/scrape with a headless browser', () => {
+  it('renders a JavaScript-only page with render=auto, and leaves it as fetched with render=never', async () => {
+    const rendered = await scrape(q('/app'));
+    expect(rendered.statusCode).toBe(200);
+    expect(rendered.json().name).toBe('App');
+    expect(rendered.json().content).toContain('# Rendered by script');
+    expect(rendered.json().content).toContain('Paragraph 5 only exists after JavaScript runs');
+    const shell = (await scrape(q('/app', '&render=never'))).json();
+    expect(shell.content).not.toContain('Rendered by script');
+  }, 60_000);
+
+  it('renders with render=always too, and still refuses private addresses in the browser', async () => {
+    const body = (await scrape(q('/article', '&render=always'))).json();
+    expect(body.content).toContain('rock shelves of the north coast');
+    const strict = await createTestApp();
+    try {
+      const { apiKey } = await strict.register();
+      const res = await strict.call(apiKey, {
+        method: 'GET',
+        url: `/v1/web/scrape?${q('/app', '&render=always')}`,
+      });
+      expect(res.statusCode).toBe(400);
+    } finally {
+      await strict.close();
+    }
+  }, 60_000);
 });
