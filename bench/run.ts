@@ -12,6 +12,18 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: 'job throughput per queue adapter vs raw BullMQ, and idle POST→completed latency',
     run: async () => (await import('./jobs.js')).benchJobs(),
   },
+  markdown: {
+    what: 'HTML → Markdown pages/s over real pages: parsePage vs plain turndown',
+    run: async () => (await import('./markdown.js')).benchMarkdown(),
+  },
+  crawl: {
+    what: 'crawl pages/s of a loopback site: our engine (and job) vs Crawlee CheerioCrawler vs a bare loop',
+    run: async () => (await import('./crawl.js')).benchCrawl(),
+  },
+  scrape: {
+    what: 'GET /v1/web/scrape latency p50/p95 (uncached, cached) vs a raw fetch of the page',
+    run: async () => (await import('./scrape.js')).benchScrape(),
+  },
 };
 
 const names = process.argv.slice(2);

@@ -47,10 +47,22 @@ export interface ChildServer {
 }
 
 /** Starts a benchmark server in a child process; `env` is its whole configuration. */
-export async function startServer(kind: ServerKind, env: Record<string, string> = {}): Promise<ChildServer> {
-  const script = fileURLToPath(new URL('./server.ts', import.meta.url));
+export function startServer(kind: ServerKind, env: Record<string, string> = {}): Promise<ChildServer> {
+  return startChild(new URL('./server.ts', import.meta.url), [kind], env);
+}
+
+/**
+ * Forks `script` (a TypeScript module that listens, then sends `{ address }` over IPC and exits on
+ * 'stop'), with `args` and `env` as its whole environment; answers once it listens.
+ */
+export async function startChild(
+  script: URL,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ChildServer> {
+  const label = `${fileURLToPath(script)} ${args[0] ?? ''}`.trim();
   const cpuProfDir = process.env.BENCH_CPU_PROF;
-  const child: ChildProcess = fork(script, [kind], {
+  const child: ChildProcess = fork(fileURLToPath(script), args, {
     // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops.
     execArgv: ['--import', 'tsx', ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [])],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -58,14 +70,14 @@ export async function startServer(kind: ServerKind, env: Record<string, string> 
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${kind} server did not start within 60 s`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${label} did not start within 60 s`)), 60_000);
     child.once('message', (m) => {
       clearTimeout(timer);
       resolve((m as { address: string }).address);
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`${kind} server exited with code ${code} before listening`));
+      reject(new Error(`${label} exited with code ${code} before listening`));
     });
   });
   return {
