@@ -1,0 +1,116 @@
+// The Transcript shape of the API, shared by every platform: cues become chunks {text, offset,
+// duration, lang} (ms), merged up to `chunkSize` characters on sentence, else word, boundaries, or
+// one string with `text=true`. Default: the platform's cues unmerged. Pure.
+
+export interface TranscriptCue {
+  text: string;
+  offset: number;
+  duration: number;
+}
+
+export interface TranscriptChunk extends TranscriptCue {
+  lang: string;
+}
+
+/** What a platform hands back: cues in ms, the language they are in, the native languages. */
+export interface NativeTranscript {
+  cues: TranscriptCue[];
+  lang: string;
+  availableLangs: string[];
+}
+
+export interface Transcript {
+  content: string | TranscriptChunk[];
+  lang: string;
+  availableLangs: string[];
+}
+
+export interface ShapeOptions {
+  text?: boolean;
+  /** Most characters per chunk (50–10000); unset: cues as the platform cut them. */
+  chunkSize?: number;
+}
+
+const SENTENCE_END = /[.!?…。！？]["'”’)\]]*$/;
+
+const end = (c: TranscriptCue) => c.offset + c.duration;
+
+/** One cue longer than `size` cut at word boundaries (hard cuts only inside over-long words). */
+function splitCue(cue: TranscriptCue, size: number): TranscriptCue[] {
+  const pieces: string[] = [];
+  let current = '';
+  for (const word of cue.text.split(' ')) {
+    for (let w = word; w.length > 0; ) {
+      const room = current ? size - current.length - 1 : size;
+      if (w.length <= room) {
+        current = current ? `${current} ${w}` : w;
+        w = '';
+      } else if (current) {
+        pieces.push(current);
+        current = '';
+      } else {
+        pieces.push(w.slice(0, size));
+        w = w.slice(size);
+      }
+    }
+  }
+  if (current) pieces.push(current);
+  // Time shared out in proportion to the characters of each piece.
+  const total = pieces.reduce((n, p) => n + p.length, 0) || 1;
+  let at = cue.offset;
+  return pieces.map((text, i) => {
+    const duration =
+      i === pieces.length - 1 ? end(cue) - at : Math.round((cue.duration * text.length) / total);
+    const piece = { text, offset: at, duration };
+    at += duration;
+    return piece;
+  });
+}
+
+function merge(cues: TranscriptCue[]): TranscriptCue {
+  const first = cues[0]!;
+  const last = Math.max(...cues.map(end));
+  return { text: cues.map((c) => c.text).join(' '), offset: first.offset, duration: last - first.offset };
+}
+
+/** Cues merged into chunks of at most `size` characters, closed at a sentence end when one is near. */
+export function mergeCues(cues: readonly TranscriptCue[], size: number): TranscriptCue[] {
+  const out: TranscriptCue[] = [];
+  let pending: TranscriptCue[] = [];
+  let length = 0;
+  const flush = (count: number) => {
+    const taken = pending.slice(0, count);
+    pending = pending.slice(count);
+    length = pending.reduce((n, c, i) => n + c.text.length + (i ? 1 : 0), 0);
+    if (taken.length) out.push(merge(taken));
+  };
+  for (const cue of cues.flatMap((c) => (c.text.length > size ? splitCue(c, size) : [c]))) {
+    const added = length === 0 ? cue.text.length : length + 1 + cue.text.length;
+    if (added > size) {
+      // Close at the last sentence end that keeps the chunk at least half full, else here.
+      let cut = pending.length;
+      let upto = length;
+      for (let i = pending.length - 1; i >= 0; i--) {
+        if (SENTENCE_END.test(pending[i]!.text) && upto >= size / 2) {
+          cut = i + 1;
+          break;
+        }
+        upto -= pending[i]!.text.length + 1;
+      }
+      flush(cut);
+      // What was carried over plus this cue may still be too long.
+      if (length > 0 && length + 1 + cue.text.length > size) flush(pending.length);
+    }
+    pending.push(cue);
+    length = length === 0 ? cue.text.length : length + 1 + cue.text.length;
+  }
+  flush(pending.length);
+  return out;
+}
+
+export function shapeTranscript(native: NativeTranscript, options: ShapeOptions = {}): Transcript {
+  const { lang, availableLangs } = native;
+  if (options.text) return { content: native.cues.map((c) => c.text).join(' '), lang, availableLangs };
+  const cues = options.chunkSize ? mergeCues(native.cues, options.chunkSize) : native.cues;
+  return { content: cues.map((c) => ({ ...c, lang })), lang, availableLangs };
+}

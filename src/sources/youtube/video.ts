@@ -1,0 +1,87 @@
+// Video metadata (the spec's shape): the mobile player answer gives the details and caption tracks;
+// the watch page adds what only web answers carry (upload date, likes). The watch page is best
+// effort: when the platform blocks it those two fields are null, the rest is still answered.
+import { AppError } from '../../errors.js';
+import type { WatchInfo, YouTubeClient } from './client.js';
+import { PLAYER_CLIENTS } from './client.js';
+import { type PlayerInfo, playabilityError, type Thumbnail } from './player.js';
+import { availableLangs } from './tracks.js';
+
+export interface VideoMetadata {
+  id: string;
+  title: string | null;
+  description: string | null;
+  /** Seconds; null while live. */
+  duration: number | null;
+  channel: { id: string | null; name: string | null };
+  tags: string[];
+  thumbnail: string | null;
+  /** ISO 8601 date-time (UTC). */
+  uploadDate: string | null;
+  viewCount: number | null;
+  likeCount: number | null;
+  /** Broadcasting live now. */
+  isLive: boolean;
+  transcriptLanguages: string[];
+}
+
+/** A platform date ("2018-08-02T06:00:08-07:00" or "2019-12-05") as an ISO 8601 UTC date-time. */
+export function isoDate(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+const widest = (list: Thumbnail[]) =>
+  list.reduce<Thumbnail | null>((a, t) => (!a || t.width * t.height > a.width * a.height ? t : a), null);
+
+/** The metadata of a video from its player answer and, when there is one, its watch page. */
+export function toVideo(videoId: string, player: PlayerInfo, watch: WatchInfo | null): VideoMetadata {
+  const web = watch?.player ?? null;
+  const d = player.details ?? web?.details ?? null;
+  const micro = web?.microformat ?? player.microformat;
+  const isLive = !!(d?.isLive || micro?.isLiveNow);
+  // Captions: the player that has them (a web answer lists the same languages).
+  const tracks = player.tracks.length > 0 ? player.tracks : (web?.tracks ?? []);
+  return {
+    id: d?.videoId ?? videoId,
+    title: d?.title ?? null,
+    description: d?.description ?? null,
+    duration: isLive && !d?.lengthSeconds ? null : (d?.lengthSeconds ?? null),
+    channel: { id: d?.channelId ?? null, name: d?.author ?? null },
+    tags: d?.keywords ?? [],
+    thumbnail: widest([...(d?.thumbnails ?? []), ...(micro?.thumbnails ?? [])])?.url ?? null,
+    uploadDate: isoDate(micro?.uploadDate ?? micro?.publishDate ?? micro?.liveStart),
+    viewCount: d?.viewCount ?? null,
+    likeCount: micro?.likeCount ?? watch?.likeCount ?? null,
+    isLive,
+    transcriptLanguages: availableLangs(tracks),
+  };
+}
+
+/** Fetches and assembles a video's metadata: 404 when the platform has no such (visible) video. */
+export async function fetchVideo(client: YouTubeClient, videoId: string): Promise<VideoMetadata> {
+  // Both at once: the watch page is only an addition, so its failure is swallowed here.
+  const watchPromise = client.watch(videoId).catch(() => null);
+  let player: PlayerInfo | null = null;
+  let last: unknown = null;
+  for (const name of PLAYER_CLIENTS) {
+    try {
+      player = await client.player(videoId, name);
+      if (player.status !== 'blocked') break;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'upstream_error') throw err;
+      last = err;
+    }
+  }
+  const watch = await watchPromise;
+  // Every mobile client failed: the watch page's own player answer still describes the video.
+  const answer = player ?? watch?.player ?? null;
+  if (!answer) throw last ?? new AppError('upstream_error', 'youtube answered no player');
+  const err = playabilityError(answer, 'metadata', videoId);
+  if (err) throw err;
+  if (!answer.details && !watch?.player?.details) {
+    throw new AppError('not_found', `Video ${videoId} not found or not available`, videoId);
+  }
+  return toVideo(videoId, answer, watch);
+}

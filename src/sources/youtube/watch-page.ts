@@ -1,0 +1,109 @@
+// A watch page → the two JSON documents embedded in it: ytInitialPlayerResponse (a web-client player
+// answer, with the microformat: upload date, likes) and ytInitialData (the same shape as a /next
+// answer: the like button). Also reads the legacy `pbj=1` JSON form. Pure.
+
+export interface WatchPage {
+  player: Record<string, unknown> | null;
+  initialData: Record<string, unknown> | null;
+}
+
+/** The JSON object that starts at `start` (a '{'), found by balancing braces outside strings. */
+function objectAt(text: string, start: number): Record<string, unknown> | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) {
+      try {
+        return JSON.parse(text.slice(start, i + 1)) as Record<string, unknown>;
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+/** `var NAME = {…}` or `window["NAME"] = {…}`. */
+function assigned(html: string, name: string): Record<string, unknown> | null {
+  const re = new RegExp(`(?:var\\s+${name}|window\\[["']${name}["']\\])\\s*=\\s*\\{`, 'g');
+  for (let m = re.exec(html); m; m = re.exec(html)) {
+    const found = objectAt(html, m.index + m[0].length - 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+function fromPbj(body: string): WatchPage {
+  const out: WatchPage = { player: null, initialData: null };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return out;
+  }
+  for (const part of Array.isArray(doc) ? doc : [doc]) {
+    const p = part as { playerResponse?: unknown; response?: unknown } | null;
+    if (p?.playerResponse && typeof p.playerResponse === 'object') {
+      out.player ??= p.playerResponse as Record<string, unknown>;
+    }
+    if (p?.response && typeof p.response === 'object')
+      out.initialData ??= p.response as Record<string, unknown>;
+  }
+  return out;
+}
+
+export function parseWatchPage(body: string): WatchPage {
+  const head = body.trimStart();
+  if (head.startsWith('[') || head.startsWith('{')) return fromPbj(head);
+  return { player: assigned(body, 'ytInitialPlayerResponse'), initialData: assigned(body, 'ytInitialData') };
+}
+
+const LIKES_LABEL =
+  /along with ([\d,.\s\u00a0\u202f]+) other (?:people|person)|^([\d,.\s\u00a0\u202f]+) likes?$/i;
+
+/**
+ * The like count shown under the video in a /next answer (or a watch page's ytInitialData): the
+ * like button's accessibility label, in the old (toggleButtonRenderer) and new (view-model) layouts.
+ * null when hidden or not found.
+ */
+export function likeCountFromNext(initialData: unknown): number | null {
+  const results = (initialData as { contents?: { twoColumnWatchNextResults?: { results?: unknown } } } | null)
+    ?.contents?.twoColumnWatchNextResults?.results;
+  const primary = findKey(results, 'videoPrimaryInfoRenderer', 8);
+  if (!primary) return null;
+  let found: number | null = null;
+  walk(primary, 24, (key, value) => {
+    if (found !== null || typeof value !== 'string') return;
+    if (key !== 'label' && key !== 'accessibilityText') return;
+    if (/dislike/i.test(value)) return;
+    const m = LIKES_LABEL.exec(value.trim());
+    const digits = (m?.[1] ?? m?.[2])?.replace(/\D/g, '');
+    if (digits) found = Number(digits);
+  });
+  return found;
+}
+
+function findKey(node: unknown, key: string, depth: number): unknown {
+  if (!node || typeof node !== 'object' || depth < 0) return null;
+  if (!Array.isArray(node) && key in node) return (node as Record<string, unknown>)[key];
+  for (const child of Object.values(node)) {
+    const hit = findKey(child, key, depth - 1);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+function walk(node: unknown, depth: number, visit: (key: string, value: unknown) => void): void {
+  if (!node || typeof node !== 'object' || depth < 0) return;
+  for (const [key, value] of Object.entries(node)) {
+    visit(key, value);
+    walk(value, depth - 1, visit);
+  }
+}
