@@ -27,6 +27,7 @@ import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './ratelim
 import { BrowserPool } from './sources/web/browser-pool.js';
 import { Mapper } from './sources/web/mapper.js';
 import { Scraper } from './sources/web/scraper.js';
+import { YouTube } from './sources/youtube/service.js';
 import { openMigratedStore, type Store } from './store/db.js';
 
 export interface Services {
@@ -50,6 +51,8 @@ export interface Services {
   readonly cache: ResultCache;
   /** Web pages: scrape, map, and the headless browser they share (started on first use). */
   readonly web: { readonly scraper: Scraper; readonly mapper: Mapper; readonly browser: BrowserPool };
+  /** The video-sharing platform: transcripts, video metadata, and its innertube client. */
+  readonly youtube: YouTube;
   /** Run at close, newest first (browser pools, …). */
   onClose(hook: () => Promise<void>): void;
   readonly jobs: {
@@ -150,6 +153,7 @@ export async function createServices(config: Config): Promise<Services> {
       mapper: new Mapper(upstreams, webAttempts),
       browser,
     },
+    youtube: new YouTube({ upstreams, cache, ttlMs: config.cache.upstreamTtlMs }),
     onClose(hook) {
       closeHooks.push(hook);
     },

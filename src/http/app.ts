@@ -15,6 +15,7 @@ import { keyRoutes } from './routes/keys.js';
 import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { systemRoutes } from './routes/system.js';
+import { vidsiteRoutes } from './routes/vidsite.js';
 import { webRoutes } from './routes/web.js';
 import { ErrorBody } from './schemas/common.js';
 
@@ -81,6 +82,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         { name: 'Accounts', description: 'Registration, login and API keys' },
         { name: 'Credits', description: 'Balance, usage history and purchases' },
         { name: 'Jobs', description: 'Asynchronous jobs: list, status and results' },
+        { name: 'Videos', description: 'Transcripts and video metadata' },
         { name: 'Web', description: 'Web pages as Markdown, site maps and crawls' },
         { name: 'System', description: 'Health and readiness' },
       ],
@@ -102,6 +104,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(stripeWebhookRoutes);
   await app.register(jobRoutes);
   await app.register(webRoutes);
+  await app.register(vidsiteRoutes);
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

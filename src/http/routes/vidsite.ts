@@ -1,0 +1,204 @@
+// The video-sharing platform's player side: transcripts (the universal GET /v1/transcript for its
+// URLs, and the platform twin) and video metadata, 1 credit each. /v1/youtube/* are aliases.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { prices } from '../../billing/prices.js';
+import { AppError, invalid } from '../../errors.js';
+import { shapeTranscript } from '../../sources/transcript.js';
+import { parsePlatformUrl, parseVideoId } from '../../sources/youtube/ids.js';
+import type { TranscriptMode } from '../../sources/youtube/transcripts.js';
+import { aliasedGet } from '../alias-route.js';
+import { paid } from '../plugins/billing.js';
+import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
+
+const TranscriptChunk = Type.Object({
+  text: Type.String(),
+  offset: Type.Integer({ description: 'Start, in ms' }),
+  duration: Type.Integer({ description: 'In ms' }),
+  lang: Type.String(),
+});
+
+export const Transcript = Type.Object(
+  {
+    content: Type.Union([Type.String(), Type.Array(TranscriptChunk)], {
+      description: 'One string with text=true, else chunks',
+    }),
+    lang: Type.String({ description: 'The language returned' }),
+    availableLangs: Type.Array(Type.String(), { description: 'The native caption languages' }),
+  },
+  { $id: 'Transcript', title: 'Transcript' },
+);
+
+export const VideoMetadata = Type.Object(
+  {
+    id: Type.String(),
+    title: Nullable(Type.String()),
+    description: Nullable(Type.String()),
+    duration: Nullable(Type.Integer({ description: 'Seconds; null while live' })),
+    channel: Type.Object({ id: Nullable(Type.String()), name: Nullable(Type.String()) }),
+    tags: Type.Array(Type.String()),
+    thumbnail: Nullable(Type.String()),
+    uploadDate: Nullable(Type.String({ description: 'ISO 8601 date-time (UTC)' })),
+    viewCount: Nullable(Type.Integer()),
+    likeCount: Nullable(Type.Integer({ description: 'null when hidden or not shown to us' })),
+    isLive: Type.Boolean({ description: 'Broadcasting live now' }),
+    transcriptLanguages: Type.Array(Type.String(), { description: 'Native caption languages' }),
+  },
+  { $id: 'VideoMetadata', title: 'VideoMetadata' },
+);
+
+const Lang = Type.String({
+  pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$',
+  maxLength: 35,
+  description: 'Preferred language (e.g. en, pt-BR): a native track, else a translation, else the original',
+});
+
+const TranscriptOptions = {
+  lang: Type.Optional(Lang),
+  text: Type.Boolean({ default: false, description: 'One string instead of chunks' }),
+  chunkSize: Type.Optional(
+    Type.Integer({
+      minimum: 50,
+      maximum: 10_000,
+      description: 'Most characters per chunk (50–10000); unset: the caption cues as they are',
+    }),
+  ),
+  mode: StringEnum(['native', 'auto', 'generate'] as const, {
+    default: 'auto',
+    description:
+      'native: existing captions only; auto: captions, else speech recognition; generate: speech recognition',
+  }),
+};
+
+const VideoRef = Type.String({ minLength: 1, maxLength: 2048 });
+
+interface TranscriptQuery {
+  lang?: string;
+  text: boolean;
+  chunkSize?: number;
+  mode: TranscriptMode;
+}
+
+/** The video id of a `url` given to the universal transcript route (400 for anything else). */
+function videoIdFromUrl(raw: string): string {
+  const id = parseVideoId(raw);
+  if (id) return id;
+  if (parsePlatformUrl(raw)) throw invalid('url', 'not a video URL (watch, youtu.be, shorts, embed or live)');
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw invalid('url', 'not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('url', 'only http and https URLs');
+  throw invalid(
+    'url',
+    `transcripts from ${url.hostname} are not supported yet (supported: youtube.com, youtu.be)`,
+  );
+}
+
+/** The one video reference among parameters that name the same thing in different ways. */
+function oneVideoRef(query: Record<string, unknown>, names: readonly string[]): string {
+  const given = names.filter((n) => typeof query[n] === 'string');
+  if (given.length === 0) {
+    const others = names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : '';
+    throw new AppError(
+      'invalid_request',
+      `Missing required query parameter '${names[0]}'${others}`,
+      names[0]!,
+    );
+  }
+  if (given.length > 1) throw invalid(given[1]!, `give only one of ${names.join(', ')}`);
+  const name = given[0]!;
+  const id = parseVideoId(query[name] as string);
+  if (!id) throw invalid(name, 'not a video id or URL of the video-sharing platform');
+  return id;
+}
+
+export async function vidsiteRoutes(app: FastifyInstance) {
+  const { youtube } = app.services;
+  app.addSchema(Transcript);
+  app.addSchema(VideoMetadata);
+  const transcriptErrors = errorResponses(400, 401, 402, 403, 404, 429, 502, 503);
+
+  const transcript = (
+    request: Parameters<typeof paid>[0],
+    reply: Parameters<typeof paid>[1],
+    videoId: string,
+  ) => {
+    const q = request.query as TranscriptQuery;
+    return paid(request, reply, prices.syncRequest, 'Transcript', async () =>
+      shapeTranscript(await youtube.transcript(videoId, { lang: q.lang, mode: q.mode }), {
+        text: q.text,
+        chunkSize: q.chunkSize,
+      }),
+    );
+  };
+
+  app.get(
+    '/v1/transcript',
+    {
+      schema: {
+        tags: ['Videos'],
+        summary: "A video's transcript from its URL",
+        description:
+          'Native captions answer 200. With no captions, `mode=native` answers 404 `transcript_unavailable`; ' +
+          '`auto` and `generate` need speech recognition (503 `provider_unavailable` while none is configured).',
+        querystring: Type.Object({
+          url: Type.String({ minLength: 1, maxLength: 4096, description: 'The video URL' }),
+          ...TranscriptOptions,
+        }),
+        response: { 200: Type.Ref('Transcript'), ...transcriptErrors },
+      },
+    },
+    async (request, reply) =>
+      transcript(request, reply, videoIdFromUrl((request.query as { url: string }).url)),
+  );
+
+  aliasedGet(
+    app,
+    ['/v1/vidsite/transcript', '/v1/youtube/transcript'],
+    {
+      schema: {
+        tags: ['Videos'],
+        summary: "A video's transcript by URL or id",
+        description: 'Exactly one of `url`, `videoId` or `id`; otherwise as `GET /v1/transcript`.',
+        querystring: Type.Object({
+          url: Type.Optional(VideoRef),
+          videoId: Type.Optional(VideoRef),
+          id: Type.Optional(VideoRef),
+          ...TranscriptOptions,
+        }),
+        response: { 200: Type.Ref('Transcript'), ...transcriptErrors },
+      },
+    },
+    async (request, reply) =>
+      transcript(
+        request,
+        reply,
+        oneVideoRef(request.query as Record<string, unknown>, ['url', 'videoId', 'id']),
+      ),
+  );
+
+  aliasedGet(
+    app,
+    ['/v1/vidsite/video', '/v1/youtube/video'],
+    {
+      schema: {
+        tags: ['Videos'],
+        summary: "A video's metadata",
+        description:
+          'Every field is present, null when the platform does not show it. Age-restricted and ' +
+          'members-only videos the platform still describes answer 200.',
+        querystring: Type.Object({
+          id: Type.String({ minLength: 1, maxLength: 2048, description: 'A video id or URL' }),
+        }),
+        response: { 200: Type.Ref('VideoMetadata'), ...errorResponses(400, 401, 402, 404, 429, 502) },
+      },
+    },
+    async (request, reply) => {
+      const id = oneVideoRef(request.query as Record<string, unknown>, ['id']);
+      return paid(request, reply, prices.syncRequest, 'Video metadata', () => youtube.video(id));
+    },
+  );
+}
