@@ -6,15 +6,14 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { type Loopback, startServer } from './loopback.js';
-
-export const YOUTUBE_FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/youtube');
+import { CAPTURES as CAPTURE_DIR } from './youtube-captures.js';
 
 const files = new Map<string, Buffer>();
 /** A capture's bytes (read once per process). */
 export function youtubeFixture(name: string): Buffer {
   let body = files.get(name);
   if (!body) {
-    body = fs.readFileSync(path.join(YOUTUBE_FIXTURES, name));
+    body = fs.readFileSync(path.join(CAPTURE_DIR, name));
     files.set(name, body);
   }
   return body;

@@ -3,7 +3,7 @@
 // missing parts become null/empty, never a throw. playabilityError() maps the status to our errors.
 import { AppError } from '../../errors.js';
 import { isBotCheckReason } from './blocks.js';
-import { ORIGIN } from './innertube.js';
+import { absoluteUrl, asArray, asString, isRecord, type JsonRecord, textOf } from './tree.js';
 
 export type Playability =
   | 'ok'
@@ -74,24 +74,9 @@ export interface PlayerInfo {
   defaultTrackIndex: number | null;
 }
 
-type Json = Record<string, unknown>;
+type Json = JsonRecord;
 
-const obj = (v: unknown): Json | null =>
-  v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null;
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-
-/** Text of a formatted string: {simpleText} or {runs: [{text}]}. */
-export function textOf(v: unknown): string | null {
-  if (typeof v === 'string') return v || null;
-  const o = obj(v);
-  if (!o) return null;
-  if (typeof o.simpleText === 'string') return o.simpleText || null;
-  const runs = arr(o.runs)
-    .map((r) => str(obj(r)?.text) ?? '')
-    .join('');
-  return runs || null;
-}
+const obj = (v: unknown): Json | null => (isRecord(v) ? v : null);
 
 const int = (v: unknown): number | null => {
   if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
@@ -99,13 +84,15 @@ const int = (v: unknown): number | null => {
   return null;
 };
 
-const absolute = (url: string) => (url.startsWith('//') ? `https:${url}` : new URL(url, ORIGIN).toString());
-
 function thumbnails(v: unknown): Thumbnail[] {
-  return arr(obj(v)?.thumbnails)
+  return asArray(obj(v)?.thumbnails)
     .map(obj)
     .filter((t): t is Json => !!t && typeof t.url === 'string')
-    .map((t) => ({ url: absolute(t.url as string), width: int(t.width) ?? 0, height: int(t.height) ?? 0 }));
+    .map((t) => ({
+      url: absoluteUrl(t.url as string),
+      width: int(t.width) ?? 0,
+      height: int(t.height) ?? 0,
+    }));
 }
 
 /** Every human-readable text of the playability block, for classification and messages. */
@@ -114,12 +101,12 @@ function playabilityTexts(status: Json): string[] {
   const error = obj(screen?.playerErrorMessageRenderer);
   const dialog = obj(screen?.confirmDialogRenderer);
   const texts = [
-    str(status.reason),
-    ...arr(status.messages).map(str),
+    asString(status.reason),
+    ...asArray(status.messages).map(asString),
     textOf(error?.reason),
     textOf(error?.subreason),
     textOf(dialog?.title),
-    ...arr(dialog?.dialogMessages).map(textOf),
+    ...asArray(dialog?.dialogMessages).map(textOf),
   ];
   return texts.filter((t): t is string => !!t);
 }
@@ -156,16 +143,16 @@ function classify(rawStatus: string | null, texts: string[]): Playability {
 
 function details(v: unknown): VideoDetails | null {
   const d = obj(v);
-  const videoId = str(d?.videoId);
+  const videoId = asString(d?.videoId);
   if (!d || !videoId) return null;
   return {
     videoId,
-    title: str(d.title),
+    title: asString(d.title),
     description: typeof d.shortDescription === 'string' ? d.shortDescription : null,
     lengthSeconds: int(d.lengthSeconds),
-    channelId: str(d.channelId),
-    author: str(d.author),
-    keywords: arr(d.keywords).filter((k): k is string => typeof k === 'string'),
+    channelId: asString(d.channelId),
+    author: asString(d.author),
+    keywords: asArray(d.keywords).filter((k): k is string => typeof k === 'string'),
     viewCount: int(d.viewCount),
     thumbnails: thumbnails(d.thumbnail),
     isLive: d.isLive === true,
@@ -179,12 +166,12 @@ function microformat(v: unknown): Microformat | null {
   if (!m) return null;
   const live = obj(m.liveBroadcastDetails);
   return {
-    uploadDate: str(m.uploadDate),
-    publishDate: str(m.publishDate),
+    uploadDate: asString(m.uploadDate),
+    publishDate: asString(m.publishDate),
     likeCount: int(m.likeCount),
-    category: str(m.category),
+    category: asString(m.category),
     isLiveNow: live?.isLiveNow === true,
-    liveStart: str(live?.startTimestamp),
+    liveStart: asString(live?.startTimestamp),
     thumbnails: thumbnails(m.thumbnail),
   };
 }
@@ -199,13 +186,13 @@ function poTokenRequired(url: string): boolean {
 
 function tracks(list: unknown): CaptionTrack[] {
   const out: CaptionTrack[] = [];
-  for (const item of arr(list)) {
+  for (const item of asArray(list)) {
     const t = obj(item);
-    const baseUrl = str(t?.baseUrl);
-    const languageCode = str(t?.languageCode);
+    const baseUrl = asString(t?.baseUrl);
+    const languageCode = asString(t?.languageCode);
     if (!t || !baseUrl || !languageCode) continue;
-    const vssId = str(t.vssId);
-    const url = absolute(baseUrl);
+    const vssId = asString(t.vssId);
+    const url = absoluteUrl(baseUrl);
     out.push({
       languageCode,
       name: textOf(t.name),
@@ -222,10 +209,10 @@ function tracks(list: unknown): CaptionTrack[] {
 export function parsePlayer(answer: unknown): PlayerInfo {
   const root = obj(answer) ?? {};
   const status = obj(root.playabilityStatus) ?? {};
-  const rawStatus = str(status.status);
+  const rawStatus = asString(status.status);
   const texts = playabilityTexts(status);
   const captions = obj(obj(root.captions)?.playerCaptionsTracklistRenderer);
-  const audio = arr(captions?.audioTracks).map(obj);
+  const audio = asArray(captions?.audioTracks).map(obj);
   const audioIndex = int(captions?.defaultAudioTrackIndex) ?? 0;
   return {
     status: classify(rawStatus, texts),
@@ -234,9 +221,9 @@ export function parsePlayer(answer: unknown): PlayerInfo {
     details: details(root.videoDetails),
     microformat: microformat(root.microformat),
     tracks: tracks(captions?.captionTracks),
-    translationLanguages: arr(captions?.translationLanguages)
+    translationLanguages: asArray(captions?.translationLanguages)
       .map(obj)
-      .filter((l): l is Json => !!str(l?.languageCode))
+      .filter((l): l is Json => !!asString(l?.languageCode))
       .map((l) => ({ languageCode: l.languageCode as string, name: textOf(l.languageName) })),
     defaultTrackIndex: int((audio[audioIndex] ?? audio[0])?.defaultCaptionTrackIndex),
   };

@@ -1,43 +1,11 @@
 // A watch page → the two JSON documents embedded in it: ytInitialPlayerResponse (a web-client player
 // answer, with the microformat: upload date, likes) and ytInitialData (the same shape as a /next
 // answer: the like button). Also reads the legacy `pbj=1` JSON form. Pure.
+import { extractAssignedJson } from './initial-data.js';
 
 export interface WatchPage {
   player: Record<string, unknown> | null;
   initialData: Record<string, unknown> | null;
-}
-
-/** The JSON object that starts at `start` (a '{'), found by balancing braces outside strings. */
-function objectAt(text: string, start: number): Record<string, unknown> | null {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b) depth++;
-    else if (c === 0x7d && --depth === 0) {
-      try {
-        return JSON.parse(text.slice(start, i + 1)) as Record<string, unknown>;
-      } catch {
-        return null;
-      }
-    }
-  }
-  return null;
-}
-
-/** `var NAME = {…}` or `window["NAME"] = {…}`. */
-function assigned(html: string, name: string): Record<string, unknown> | null {
-  const re = new RegExp(`(?:var\\s+${name}|window\\[["']${name}["']\\])\\s*=\\s*\\{`, 'g');
-  for (let m = re.exec(html); m; m = re.exec(html)) {
-    const found = objectAt(html, m.index + m[0].length - 1);
-    if (found) return found;
-  }
-  return null;
 }
 
 function fromPbj(body: string): WatchPage {
@@ -62,7 +30,10 @@ function fromPbj(body: string): WatchPage {
 export function parseWatchPage(body: string): WatchPage {
   const head = body.trimStart();
   if (head.startsWith('[') || head.startsWith('{')) return fromPbj(head);
-  return { player: assigned(body, 'ytInitialPlayerResponse'), initialData: assigned(body, 'ytInitialData') };
+  return {
+    player: extractAssignedJson(body, 'ytInitialPlayerResponse'),
+    initialData: extractAssignedJson(body, 'ytInitialData'),
+  };
 }
 
 const LIKES_LABEL =
