@@ -59,6 +59,15 @@ describe('parsePlayer on mobile-client answers', () => {
     expect(playabilityError(p, 'transcript', 'GJLlxj_dtq8')).toBeNull();
   });
 
+  it('reads a second capture of the same video (another user agent) the same way, with its own URLs', () => {
+    const a = player(CAPTURES.playerOk);
+    const b = player(CAPTURES.playerOkAgain);
+    expect(b.status).toBe('ok');
+    expect(b.tracks.map((t) => t.vssId)).toEqual(a.tracks.map((t) => t.vssId));
+    expect(b.tracks[0]?.baseUrl).not.toBe(a.tracks[0]?.baseUrl);
+    expect(b.details?.videoId).toBe(a.details?.videoId);
+  });
+
   it('flags the tracks whose URLs need a proof-of-origin token (exp=xpe)', () => {
     const p = player(CAPTURES.playerPoToken);
     expect(p.status).toBe('ok');
