@@ -1,12 +1,18 @@
 // A loopback stand-in for the video-sharing platform that replays the real captures of
 // ../shared/fixtures/youtube/: /youtubei/v1/player answers per video and client, timedtext bodies,
-// watch pages (with the EU consent interstitial on demand) and /next. Tests point
-// UNFURL_UPSTREAM_YOUTUBE at it. Also a "blocked exit": the bot check and the reCAPTCHA page.
+// watch pages (with the EU consent interstitial on demand), /next (a watch page's data, or comment
+// pages by continuation token), /browse (channel tabs by id and params, playlists by VL id, browse
+// continuations by token) and navigation/resolve_url (handles and legacy URLs). Where no capture
+// exists (2024+ layouts, comment answers) the constructed fixtures of test/fixtures-constructed stand
+// in. Tests point UNFURL_UPSTREAM_YOUTUBE at it. Also a "blocked exit": the bot check and the
+// reCAPTCHA page.
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
+import { commentsContinuationToken } from '../../src/sources/youtube/comments.js';
+import { CHANNEL_TABS } from '../../src/sources/youtube/listings.js';
 import { type Loopback, startServer } from './loopback.js';
-import { CAPTURES as CAPTURE_DIR } from './youtube-captures.js';
+import { CAPTURES as CAPTURE_DIR, captureInitialData, constructed } from './youtube-captures.js';
 
 const files = new Map<string, Buffer>();
 /** A capture's bytes (read once per process). */
@@ -63,14 +69,123 @@ export const DEFAULT_WATCH: Record<string, string> = {
   TceijYjxdrQ: 'node-ytdl-core/longest-upload.watch.html',
 };
 
+/** The constructed channel of test/fixtures-constructed/youtube (2024+ layout). */
+export const CONSTRUCTED_CHANNEL = 'UCc0nstructedChannel0001';
+const ABOUT_TOKEN =
+  '4qmFsgKrCBIYVUNjMG5zdHJ1Y3RlZENoYW5uZWwwMDAxGo4IOGdZckdpbDZKd29sTUdaak9EZGhZek10TURBd01DMHlZVFE1TFdKak5EY3RNRFU1TkRreU9HWmlNVEV5RUFBJTNE';
+
+/**
+ * Browse answers, named as `<capture path>` (an HTML capture answers its ytInitialData, a JSON one
+ * itself), `constructed/<file>`, or END: an answer with nothing in it (the end of a list).
+ */
+export const END = 'END';
+
+/**
+ * channelId → the answer per tab asked ('' = no params: the home tab; 'videos', 'shorts', 'streams'
+ * by CHANNEL_TABS params; '*' = any tab no capture shows — the platform answers a tab a channel
+ * lacks with another tab, and so does the stand-in). Unknown UC ids answer the ERROR alert
+ * "This channel does not exist.".
+ */
+export const DEFAULT_CHANNELS: Record<string, Record<string, string>> = {
+  UCs6nmQViDpUw0nuIx9c_WvA: { '*': 'pytube/channel-UCs6nmQViDpUw0nuIx9c_WvA-videos.html' },
+  UCoLrcjPV5PbUrUyXq5mjc_A: { '*': 'pytube/channel-UCoLrcjPV5PbUrUyXq5mjc_A-shorts.html' },
+  // 2020, before shorts and live tabs: every tab asked is answered with the home tab.
+  UCqwGaUvq_l0RKszeHhZ5leA: { '*': 'node-ytpl/userPage.html' },
+  [CONSTRUCTED_CHANNEL]: {
+    '': 'constructed/channel-2024-videos.json',
+    videos: 'constructed/channel-2024-videos.json',
+    shorts: 'constructed/channel-2024-shorts.json',
+    streams: 'constructed/channel-2024-streams.json',
+  },
+};
+
+/** playlistId → its first page. Unknown ids answer the captured "The playlist does not exist." page. */
+export const DEFAULT_PLAYLISTS: Record<string, string> = {
+  'PLzMcBGfZo4-mP7qA9cagf68V06sko5otr': 'pytube/playlist-PLzMcBGfZo4-mP7qA9cagf68V06sko5otr.html',
+  'PLS1QulWo1RIaJECMeUT4LFwJ-ghgoSH6n': 'pytube/playlist-PLS1QulWo1RIaJECMeUT4LFwJ-ghgoSH6n.html',
+  'UU_aEa8K-EOJ3D6gOs7HcyNg': 'node-ytpl/firstpage_01.html',
+  'PLRBp0Fe2GpgnIh0AiYKh7o7HnYAej-5ph': 'node-ytpl/firstpage_02.html',
+  'PLGzC4gTcebz_DtErBUKNdZZdPwkb5e-pr': 'node-ytpl/firstpage_04.html',
+  // The landing page the platform served for some unknown ids.
+  PLlandingPageServedForThisId: 'node-ytpl/landingPage.html',
+};
+
+/**
+ * Browse continuation token → its answer. Unknown tokens answer HTTP 400 INVALID_ARGUMENT, as the
+ * platform does for a token it does not take.
+ */
+export const DEFAULT_BROWSE_CONTINUATIONS: Record<string, string> = {
+  // node-ytpl captured firstpage_01 (scrubbed token) and this continuation of it.
+  '<firstContinuationToken>': 'node-ytpl/secondpage_01.html',
+  '<secondContinuationToken>': END,
+  '4qmFsgKconstructedVideosPage2': 'constructed/channel-2024-videos-continuation.json',
+  '4qmFsgKconstructedShortsPage2': END,
+  [ABOUT_TOKEN]: 'constructed/channel-2024-about.json',
+};
+
+/** A video whose comments are the constructed 2024+ answers ("constructed" is 11 characters). */
+export const COMMENTED_VIDEO = 'constructed';
+/** A video whose comments are the constructed legacy answer (a real id, made-up comments). */
+export const LEGACY_COMMENTED_VIDEO = 'GJLlxj_dtq8';
+const TOP = commentsContinuationToken(COMMENTED_VIDEO, 'top');
+
+/** /next continuation token → comment answer. Unknown tokens answer no comment section at all. */
+export const DEFAULT_NEXT_CONTINUATIONS: Record<string, string> = {
+  [TOP]: 'constructed/comments-2024-first.json',
+  [`${TOP}-top`]: 'constructed/comments-2024-first.json',
+  [`${commentsContinuationToken(COMMENTED_VIDEO, 'newest')}-newest`]: 'constructed/comments-2024-newest.json',
+  Eg0SC2NvbnN0cnVjdGVkGAYyConstructedCommentsPage2: 'constructed/comments-2024-next.json',
+  [commentsContinuationToken(LEGACY_COMMENTED_VIDEO, 'top')]: 'constructed/comments-legacy.json',
+  LegacyConstructedCommentsPage2: END,
+};
+
+/** resolve_url: a channel URL's path (lower-cased) → its UC id. Unknown paths answer HTTP 404. */
+export const DEFAULT_RESOLVE: Record<string, string> = {
+  '/@programmingknowledge': 'UCs6nmQViDpUw0nuIx9c_WvA',
+  '/@mlb': 'UCoLrcjPV5PbUrUyXq5mjc_A',
+  '/@constructedchannel': CONSTRUCTED_CHANNEL,
+  '/c/pietsmiet': 'UCqwGaUvq_l0RKszeHhZ5leA',
+  '/user/pietsmiet': 'UCqwGaUvq_l0RKszeHhZ5leA',
+  '/pietsmiet': 'UCqwGaUvq_l0RKszeHhZ5leA',
+};
+
+const NOT_FOUND_JSON =
+  '{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND"}}';
+const INVALID_JSON =
+  '{"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}}';
+// Made up in the form the platform answers a browse of an id no channel has.
+const NO_CHANNEL_JSON = JSON.stringify({
+  responseContext: {},
+  alerts: [{ alertRenderer: { type: 'ERROR', text: { simpleText: 'This channel does not exist.' } } }],
+});
+
+/** The JSON an answer name stands for (see END). */
+function browseAnswer(name: string): string | Buffer {
+  if (name === END) return '{"responseContext":{}}';
+  if (name.startsWith('constructed/')) return JSON.stringify(constructed(name.slice('constructed/'.length)));
+  const body = youtubeFixture(name);
+  return body.toString('utf8', 0, 64).trimStart().startsWith('<')
+    ? JSON.stringify(captureInitialData(name))
+    : body;
+}
+
+/** Which tab browse params ask for ('' for none), or the params themselves when unknown. */
+function tabOf(params: string | undefined): string {
+  if (!params) return '';
+  const decoded = decodeURIComponent(params);
+  return Object.values(CHANNEL_TABS).find((t) => t.params === decoded)?.suffix ?? decoded;
+}
+
 export interface ReplayRequest {
   method: string;
   path: string;
   query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
-  /** /player and /next: the client named in the body's context. */
+  /** /youtubei/v1/*: the client named in the body's context. */
   client?: string;
   videoId?: string;
+  /** /youtubei/v1/*: the request body. */
+  body?: Record<string, unknown>;
 }
 
 export interface YouTubeReplayOptions {
@@ -80,6 +195,11 @@ export interface YouTubeReplayOptions {
   timedtext?(query: URLSearchParams): string | undefined;
   /** Serve the consent page at /watch until the cookie CONSENT=YES+<its v value> comes. */
   consent?: boolean;
+  channels?: Record<string, Record<string, string>>;
+  playlists?: Record<string, string>;
+  browseContinuations?: Record<string, string>;
+  nextContinuations?: Record<string, string>;
+  resolve?: Record<string, string>;
 }
 
 export interface YouTubeReplay extends Loopback {
@@ -110,6 +230,11 @@ function initialData(html: string): string | null {
 export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Promise<YouTubeReplay> {
   const players = { ...DEFAULT_PLAYERS, ...options.players };
   const watch = { ...DEFAULT_WATCH, ...options.watch };
+  const channels = { ...DEFAULT_CHANNELS, ...options.channels };
+  const playlists = { ...DEFAULT_PLAYLISTS, ...options.playlists };
+  const browseContinuations = { ...DEFAULT_BROWSE_CONTINUATIONS, ...options.browseContinuations };
+  const nextContinuations = { ...DEFAULT_NEXT_CONTINUATIONS, ...options.nextContinuations };
+  const resolve = { ...DEFAULT_RESOLVE, ...options.resolve };
   const requests: ReplayRequest[] = [];
   const server = await startServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://replay');
@@ -125,14 +250,54 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
     if (req.method === 'POST' && url.pathname.startsWith('/youtubei/v1/')) {
       const body = JSON.parse((await readBody(req)) || '{}') as {
         videoId?: string;
+        browseId?: string;
+        params?: string;
+        continuation?: string;
+        url?: string;
         context?: { client?: { clientName?: string } };
       };
       entry.client = body.context?.client?.clientName;
       entry.videoId = body.videoId;
+      entry.body = body;
+      const json = (status: number, answer: string | Buffer) => send(status, 'application/json', answer);
       if (url.pathname === '/youtubei/v1/player') {
         const byClient = players[body.videoId ?? ''];
         const file = byClient ? (byClient[entry.client ?? ''] ?? byClient['*']) : CAPTURES.playerUnavailable;
         return send(200, 'application/json', youtubeFixture(file ?? CAPTURES.playerUnavailable));
+      }
+      if (url.pathname === '/youtubei/v1/browse') {
+        if (body.continuation !== undefined) {
+          const name = browseContinuations[body.continuation];
+          return name ? json(200, browseAnswer(name)) : json(400, INVALID_JSON);
+        }
+        const id = body.browseId ?? '';
+        if (id.startsWith('VL')) {
+          return json(200, browseAnswer(playlists[id.slice(2)] ?? 'node-ytpl/notexistspage.html'));
+        }
+        const tabs = channels[id];
+        if (!tabs) return /^UC[\w-]{22}$/.test(id) ? json(200, NO_CHANNEL_JSON) : json(400, INVALID_JSON);
+        const name = tabs[tabOf(body.params)] ?? tabs['*'] ?? tabs[''];
+        return name ? json(200, browseAnswer(name)) : json(400, INVALID_JSON);
+      }
+      if (url.pathname === '/youtubei/v1/navigation/resolve_url') {
+        const path = decodeURIComponent(new URL(body.url ?? '/', 'https://www.youtube.com').pathname);
+        const id = resolve[path.toLowerCase()];
+        if (!id) return json(404, NOT_FOUND_JSON);
+        return json(
+          200,
+          JSON.stringify({
+            responseContext: {},
+            endpoint: {
+              commandMetadata: {
+                webCommandMetadata: { url: path, webPageType: 'WEB_PAGE_TYPE_CHANNEL', rootVe: 3611 },
+              },
+              browseEndpoint: { browseId: id, canonicalBaseUrl: path },
+            },
+          }),
+        );
+      }
+      if (url.pathname === '/youtubei/v1/next' && body.continuation !== undefined) {
+        return json(200, browseAnswer(nextContinuations[body.continuation] ?? END));
       }
       if (url.pathname === '/youtubei/v1/next') {
         const file = watch[body.videoId ?? ''];

@@ -52,6 +52,11 @@ export const BASE_HEADERS: Readonly<Record<string, string>> = {
 export interface InnertubeCallOptions {
   client?: ClientName;
   signal?: AbortSignal;
+  /**
+   * The message of a 404 `not_found` when the platform answers HTTP 404 (browse and resolve_url do
+   * for things that do not exist). Unset: a 404 is an `upstream_error` like any other status.
+   */
+  notFound?: string;
 }
 
 export class Innertube {
@@ -87,6 +92,7 @@ export class Innertube {
       signal: options.signal,
       blocked: isBlocked,
     });
+    if (res.status === 404 && options.notFound) throw new AppError('not_found', options.notFound);
     if (res.status < 200 || res.status >= 300) {
       throw new AppError('upstream_error', `youtube ${endpoint} answered HTTP ${res.status}`);
     }

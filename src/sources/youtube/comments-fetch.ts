@@ -1,0 +1,75 @@
+// A video's comments: `/next` with the first-request token built from the id (the token the watch
+// page itself carries), the Newest order through the sort menu's token of that first answer, then
+// the continuations up to the limit. A first answer with no comment section at all is either a
+// video without comments (comments off, none yet) or no video: the player tells which.
+import { AppError } from '../../errors.js';
+import type { Browse } from './browse.js';
+import { PLAYER_CLIENTS, type YouTubeClient } from './client.js';
+import {
+  type CommentSort,
+  type CommentsPage,
+  commentsContinuationToken,
+  parseCommentsPage,
+  type VideoComment,
+} from './comments.js';
+import { followPages } from './paging.js';
+import { playabilityError } from './player.js';
+
+export interface CommentsOptions {
+  /** Most comments (1–1000 at the API). */
+  limit: number;
+  sort?: CommentSort;
+  signal?: AbortSignal;
+}
+
+const parse = (answer: unknown): CommentsPage => parseCommentsPage(answer, Date.now());
+
+const isEmpty = (page: CommentsPage) =>
+  page.comments.length === 0 && page.sort === null && page.continuation === null;
+
+/** Throws 404 when the platform has no such video (a blocked player is retried with the next client). */
+async function ensureVideo(client: YouTubeClient, videoId: string): Promise<void> {
+  let last: unknown = null;
+  for (const name of PLAYER_CLIENTS) {
+    const info = await client.player(videoId, name);
+    if (info.status === 'blocked') {
+      last = playabilityError(info, 'metadata', videoId);
+      continue;
+    }
+    const err = playabilityError(info, 'metadata', videoId);
+    if (err?.code === 'not_found') throw err;
+    return;
+  }
+  throw last ?? new AppError('upstream_error', 'youtube answered no player');
+}
+
+/** Top-level comments, each once, in the order asked for. */
+export async function fetchComments(
+  browse: Browse,
+  client: YouTubeClient,
+  videoId: string,
+  { limit, sort = 'top', signal }: CommentsOptions,
+): Promise<VideoComment[]> {
+  let first = await browse.page('next', { continuation: commentsContinuationToken(videoId, 'top') }, parse, {
+    cacheKey: `yt:comments:${videoId}:top`,
+    signal,
+  });
+  if (isEmpty(first)) {
+    await ensureVideo(client, videoId);
+    return [];
+  }
+  const newest = first.sort?.newest;
+  if (sort === 'newest' && newest) {
+    first = await browse.page('next', { continuation: newest }, parse, {
+      cacheKey: `yt:comments:${videoId}:newest`,
+      signal,
+    });
+  }
+  const paged = (page: CommentsPage) => ({ items: page.comments, continuation: page.continuation });
+  const { items } = await followPages(
+    paged(first),
+    async (token) => paged(await browse.page('next', { continuation: token }, parse, { signal })),
+    { limit, key: (comment) => comment.id },
+  );
+  return items;
+}
