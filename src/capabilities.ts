@@ -1,6 +1,7 @@
 // Where each capability registers its job kinds, so that serve, worker and tests all know them.
 import type { Services } from './services.js';
 import { registerCrawl } from './sources/web/crawl-job.js';
+import { registerVideoBatches } from './sources/youtube/batch-job.js';
 
 export function registerCapabilities(services: Services): void {
   registerCrawl({
@@ -10,5 +11,10 @@ export function registerCapabilities(services: Services): void {
     items: services.jobs.items,
     concurrency: services.config.crawl.concurrency,
     perHostConcurrency: services.config.crawl.perHostConcurrency,
+  });
+  registerVideoBatches({
+    registry: services.jobs.registry,
+    youtube: services.youtube,
+    items: services.jobs.items,
   });
 }

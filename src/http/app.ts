@@ -16,6 +16,8 @@ import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { systemRoutes } from './routes/system.js';
 import { vidsiteRoutes } from './routes/vidsite.js';
+import { vidsiteBatchRoutes } from './routes/vidsite-batch.js';
+import { vidsiteListRoutes } from './routes/vidsite-lists.js';
 import { webRoutes } from './routes/web.js';
 import { ErrorBody } from './schemas/common.js';
 
@@ -105,6 +107,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(jobRoutes);
   await app.register(webRoutes);
   await app.register(vidsiteRoutes);
+  await app.register(vidsiteListRoutes);
+  await app.register(vidsiteBatchRoutes);
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

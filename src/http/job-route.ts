@@ -1,7 +1,7 @@
 // The one way a route creates a job: validate, honour Idempotency-Key, check webhookUrl, hold the
 // credits and answer 202 {jobId}. Capabilities call this with their path, kind and body schema.
 import { type TObject, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { principal } from './plugins/auth.js';
 import { errorResponses } from './schemas/common.js';
@@ -15,8 +15,11 @@ export const JobAccepted = Type.Object({ jobId: Type.String() });
 
 export interface JobRouteOptions<B> {
   path: string;
+  /** Also answered at these paths (hidden from OpenAPI, named in the description of `path`). */
+  aliases?: readonly string[];
   kind: string;
   summary: string;
+  description?: string;
   tags: string[];
   /** Body schema without webhookUrl (added here). */
   body: TObject;
@@ -43,38 +46,38 @@ export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance
   const body = Type.Composite([opts.body, Type.Object({ webhookUrl: Type.Optional(WebhookUrl) })], {
     additionalProperties: false,
   });
-  app.post(
-    opts.path,
-    {
-      schema: {
-        tags: opts.tags,
-        summary: opts.summary,
-        body,
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: 'Same key and body within 24 h → the same job; another body → 409' }),
-          ),
-        }),
-        response: { 202: JobAccepted, ...errorResponses(400, 401, 402, 409, 429) },
-      },
-    },
-    async (request, reply) => {
-      const { accountId } = principal(request);
-      const key = idempotencyKey(request);
-      const { webhookUrl, ...rest } = request.body as B;
-      if (webhookUrl !== undefined) fetcher.checkUrl(webhookUrl, 'webhookUrl');
-      const input = opts.toInput ? await opts.toInput(request.body as B, request) : rest;
-      const { jobId } = await jobs.service.submit({
-        accountId,
-        kind: opts.kind,
-        input,
-        webhookUrl: webhookUrl ?? null,
-        idempotencyKey: key,
-      });
-      reply.header('X-Credits-Charged', '0');
-      reply.header('X-Credits-Held', String(await ledger.heldFor(jobId)));
-      reply.header('X-Credits-Remaining', String(await ledger.balance(accountId)));
-      return reply.code(202).send({ jobId });
-    },
-  );
+  const schema = {
+    tags: opts.tags,
+    summary: opts.summary,
+    body,
+    headers: Type.Object({
+      'idempotency-key': Type.Optional(
+        Type.String({ description: 'Same key and body within 24 h → the same job; another body → 409' }),
+      ),
+    }),
+    response: { 202: JobAccepted, ...errorResponses(400, 401, 402, 409, 429) },
+  };
+  const aliases = opts.aliases ?? [];
+  const also = aliases.length ? `Also answered at ${aliases.map((p) => `\`${p}\``).join(', ')}.` : '';
+  const description = [opts.description, also].filter(Boolean).join('\n\n');
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { accountId } = principal(request);
+    const key = idempotencyKey(request);
+    const { webhookUrl, ...rest } = request.body as B;
+    if (webhookUrl !== undefined) fetcher.checkUrl(webhookUrl, 'webhookUrl');
+    const input = opts.toInput ? await opts.toInput(request.body as B, request) : rest;
+    const { jobId } = await jobs.service.submit({
+      accountId,
+      kind: opts.kind,
+      input,
+      webhookUrl: webhookUrl ?? null,
+      idempotencyKey: key,
+    });
+    reply.header('X-Credits-Charged', '0');
+    reply.header('X-Credits-Held', String(await ledger.heldFor(jobId)));
+    reply.header('X-Credits-Remaining', String(await ledger.balance(accountId)));
+    return reply.code(202).send({ jobId });
+  };
+  app.post(opts.path, { schema: { ...schema, ...(description && { description }) } }, handler);
+  for (const alias of aliases) app.post(alias, { schema: { ...schema, hide: true } }, handler);
 }

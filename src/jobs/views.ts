@@ -61,17 +61,26 @@ function extractView(job: JobRow) {
   };
 }
 
-/** The batch shape: per-video results and counts. */
-function batchView(job: JobRow) {
+/**
+ * The batch shape: per-video results (the job's items: a slice from `?skip=`, also while it runs,
+ * and `next` while more remain), and the counts once it ended. Without a loaded slice (webhooks)
+ * only the counts.
+ */
+function batchView(job: JobRow, opts: ViewOptions) {
   const r = asObj(parseResult(job));
+  const page = opts.page;
   return {
     status: job.status,
-    results: (r.results as unknown[]) ?? [],
+    results: page?.items ?? (r.results as unknown[]) ?? [],
     stats: (r.stats as unknown) ?? { total: 0, succeeded: 0, failed: 0 },
     completedAt: job.completed_at,
     error: errorText(job),
+    ...(page?.nextSkip != null && opts.nextUrl ? { next: opts.nextUrl(page.nextSkip) } : {}),
   };
 }
+
+/** Results per batch poll answer: a whole batch of video metadata fits in one (under the byte budget). */
+export const BATCH_PAGE_SIZE = 1000;
 
 /** Pages per crawl poll answer, and the JSON budget that keeps one answer under 10 MB. */
 export const CRAWL_PAGE_SIZE = 100;
@@ -106,8 +115,12 @@ export interface PollRoute {
   path: string;
   kinds: readonly string[];
   summary: string;
+  /** Also answered here (hidden from OpenAPI), e.g. the /v1/youtube/* twin. */
+  aliases?: readonly string[];
   /** Its answer shows a slice of the job's items, from `?skip=`. */
   paged?: boolean;
+  /** Most items in one answer when paged (default CRAWL_PAGE_SIZE; the byte budget applies too). */
+  pageSize?: number;
   view(job: JobRow, opts: ViewOptions): Record<string, unknown>;
 }
 
@@ -126,8 +139,11 @@ export const pollRoutes: readonly PollRoute[] = [
   },
   {
     path: '/v1/vidsite/batch/:jobId',
+    aliases: ['/v1/youtube/batch/:jobId'],
     kinds: ['transcript_batch', 'video_batch'],
-    summary: 'Poll a transcript or video batch job',
+    summary: 'Poll a transcript or video batch job: results from ?skip=N, and `next` while more remain',
+    paged: true,
+    pageSize: BATCH_PAGE_SIZE,
     view: batchView,
   },
 ];

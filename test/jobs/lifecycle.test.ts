@@ -155,8 +155,9 @@ describe('poll routes', () => {
   it('serve each kind from one piece of code; a job of another kind is a 404', async () => {
     const { apiKey } = await t.register();
     const ids: Record<string, string> = {};
-    // Crawl is a real kind now; its poll route is tested in test/sources/web/crawl.test.ts.
-    for (const kind of ['transcript', 'ocr', 'describe', 'extract', 'video_batch']) {
+    // Crawl and the batches are real kinds now; their poll routes are tested with them
+    // (test/sources/web/crawl.test.ts, test/sources/youtube/batch.test.ts).
+    for (const kind of ['transcript', 'ocr', 'describe', 'extract']) {
       ids[kind] = (await submit(apiKey, kind, { value: kind })).json().jobId;
       await waitFor(apiKey, ids[kind]!);
     }
@@ -180,10 +181,6 @@ describe('poll routes', () => {
       data: { value: 'extract' },
       schema: { type: 'object' },
       error: null,
-    });
-    expect((await get(`/v1/vidsite/batch/${ids.video_batch}`)).json()).toMatchObject({
-      status: 'completed',
-      stats: { total: 0 },
     });
     // Wrong kind for the route.
     expect((await get(`/v1/video/ocr/${ids.transcript}`)).statusCode).toBe(404);

@@ -273,6 +273,14 @@ describe('object-level authorisation between accounts', () => {
     });
     expect(crawl.statusCode).toBe(202);
     bJobs.push(crawl.json().jobId);
+    for (const [url, payload] of [
+      ['/v1/vidsite/transcript/batch', { videoIds: ['GJLlxj_dtq8'], lang: 'en' }],
+      ['/v1/youtube/video/batch', { videoIds: ['GJLlxj_dtq8', 'dsMFmonKDD4'] }],
+    ] as const) {
+      const batch = await t.call(b.apiKey, { method: 'POST', url, payload });
+      expect(batch.statusCode).toBe(202);
+      bJobs.push(batch.json().jobId);
+    }
   });
   afterAll(async () => closeTestApp(t));
 
@@ -364,6 +372,7 @@ describe('object-level authorisation between accounts', () => {
       '/v1/extract/:jobId',
       '/v1/web/crawl/:jobId',
       '/v1/vidsite/batch/:jobId',
+      '/v1/youtube/batch/:jobId',
     ]) {
       expect(readable.get(url), url).toBeGreaterThanOrEqual(1);
     }

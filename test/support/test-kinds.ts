@@ -71,8 +71,8 @@ export function echoKind(
   };
 }
 
-/** Kinds played by the echo kind until their capability lands (crawl is real: not here). */
-export const TEST_KINDS = ['echo', 'transcript', 'ocr', 'describe', 'extract', 'video_batch'] as const;
+/** Kinds played by the echo kind until their capability lands (crawl and the batches are real: not here). */
+export const TEST_KINDS = ['echo', 'transcript', 'ocr', 'describe', 'extract'] as const;
 
 /** Echo kinds stand in for the kinds no capability has registered yet (real ones are kept). */
 export function registerTestKinds(registry: JobRegistry) {

@@ -80,27 +80,35 @@ export async function jobRoutes(app: FastifyInstance) {
   );
 
   for (const route of pollRoutes) {
-    app.get(
-      route.path,
-      {
-        schema: {
-          tags: ['Jobs'],
-          summary: route.summary,
-          params: JobIdParams,
-          querystring: Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })) }),
-          response: { ...errorResponses(401, 404, 429) },
+    const schema = {
+      tags: ['Jobs'],
+      summary: route.summary,
+      params: JobIdParams,
+      querystring: Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })) }),
+      response: { ...errorResponses(401, 404, 429) },
+    };
+    const aliases = route.aliases ?? [];
+    const also = aliases.map((p) => `\`${p.replace(':jobId', '{jobId}')}\``).join(', ');
+    for (const path of [route.path, ...aliases]) {
+      const primary = path === route.path;
+      app.get(
+        path,
+        {
+          schema: primary
+            ? { ...schema, ...(also && { description: `Also answered at ${also}.` }) }
+            : { ...schema, hide: true },
         },
-      },
-      async (request) => {
-        const { jobId } = request.params as { jobId: string };
-        const { skip } = request.query as { skip?: number };
-        const job = await jobs.service.getReadable(principal(request).accountId, jobId, route.kinds);
-        const base = `${config.publicUrl}${route.path.replace(':jobId', jobId)}`;
-        const page = route.paged
-          ? await jobs.items.page(job.id, skip ?? 0, CRAWL_PAGE_SIZE, CRAWL_ANSWER_BYTES)
-          : undefined;
-        return pollAnswer(job, { skip, page, nextUrl: (n) => `${base}?skip=${n}` });
-      },
-    );
+        async (request) => {
+          const { jobId } = request.params as { jobId: string };
+          const { skip } = request.query as { skip?: number };
+          const job = await jobs.service.getReadable(principal(request).accountId, jobId, route.kinds);
+          const base = `${config.publicUrl}${path.replace(':jobId', jobId)}`;
+          const page = route.paged
+            ? await jobs.items.page(job.id, skip ?? 0, route.pageSize ?? CRAWL_PAGE_SIZE, CRAWL_ANSWER_BYTES)
+            : undefined;
+          return pollAnswer(job, { skip, page, nextUrl: (n) => `${base}?skip=${n}` });
+        },
+      );
+    }
   }
 }

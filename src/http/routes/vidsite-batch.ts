@@ -1,0 +1,39 @@
+// Batch jobs of the video-sharing platform: transcripts or metadata of many videos at once (DESIGN §4),
+// polled at GET /v1/vidsite/batch/{jobId}. /v1/youtube/* are aliases.
+import type { FastifyInstance } from 'fastify';
+import {
+  TranscriptBatchBody,
+  transcriptBatchInput,
+  VideoBatchBody,
+  videoBatchInput,
+} from '../../sources/youtube/batch-input.js';
+import { jobRoute } from '../job-route.js';
+
+const SOURCE_RULES =
+  'Exactly one of `videoIds` (1–500 ids or URLs), `playlistId` or `channelId` (their first `limit` videos, ' +
+  'default 10, at most 1000). Holds 1 + videos (or 1 + `limit`) credits and costs 1 + the videos that ' +
+  'succeeded; each result is `{videoId, …}` with the data or an `error`, in input order.';
+
+export async function vidsiteBatchRoutes(app: FastifyInstance) {
+  jobRoute<TranscriptBatchBody & { webhookUrl?: string }>(app, {
+    path: '/v1/vidsite/transcript/batch',
+    aliases: ['/v1/youtube/transcript/batch'],
+    kind: 'transcript_batch',
+    tags: ['Videos'],
+    summary: 'Transcripts of many videos (a job): poll GET /v1/vidsite/batch/{jobId}',
+    description: `${SOURCE_RULES} Native captions only (a video without them fails with \`transcript_unavailable\`).`,
+    body: TranscriptBatchBody,
+    toInput: ({ webhookUrl: _, ...body }) => transcriptBatchInput(body),
+  });
+
+  jobRoute<VideoBatchBody & { webhookUrl?: string }>(app, {
+    path: '/v1/vidsite/video/batch',
+    aliases: ['/v1/youtube/video/batch'],
+    kind: 'video_batch',
+    tags: ['Videos'],
+    summary: 'Metadata of many videos (a job): poll GET /v1/vidsite/batch/{jobId}',
+    description: SOURCE_RULES,
+    body: VideoBatchBody,
+    toInput: ({ webhookUrl: _, ...body }) => videoBatchInput(body),
+  });
+}

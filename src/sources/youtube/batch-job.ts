@@ -1,0 +1,271 @@
+// The two batch job kinds of the video-sharing platform: transcript_batch and video_batch. A job
+// resolves its videos (the ids it was given, or a playlist's or channel's first `limit`), fetches
+// them a few at a time so the platform is not hammered, and stores one result per video, in input
+// order, as job items (a poll pages through them). It holds 1 + videos (or 1 + limit) and costs
+// 1 + the videos that succeeded: a video that failed costs nothing.
+import { prices } from '../../billing/prices.js';
+import { AppError } from '../../errors.js';
+import type { JobItems } from '../../jobs/items.js';
+import type { JobRegistry } from '../../jobs/registry.js';
+import { type JobContext, type JobKind, permanent, retryable } from '../../jobs/types.js';
+import { type NativeTranscript, shapeTranscript, type Transcript } from '../transcript.js';
+import {
+  type BatchSource,
+  batchSize,
+  TranscriptBatchBody,
+  type TranscriptBatchInput,
+  VideoBatchBody,
+  type VideoBatchInput,
+} from './batch-input.js';
+import { type ChannelRef, parseChannelRef } from './ids.js';
+import type { TranscriptRequest } from './transcripts.js';
+import type { VideoMetadata } from './video.js';
+
+/** Videos fetched at once within one job. */
+export const BATCH_VIDEO_CONCURRENCY = 4;
+/** Finished results kept in memory ahead of the first unfinished one (bounds memory, keeps order). */
+const WINDOW = 32;
+/** Results are written in small batches: a poll sees progress, and a job never holds them all. */
+const FLUSH_EVERY = 10;
+/** A batch of 1000 videos at 4 at a time takes minutes; this bounds a stuck one. */
+const BATCH_TIMEOUT_MS = 45 * 60_000;
+
+export interface VideoLists {
+  videoIds: string[];
+  shortIds: string[];
+  liveIds: string[];
+}
+
+/** What a batch needs from the platform (services.youtube). */
+export interface BatchPlatform {
+  transcript(videoId: string, request: TranscriptRequest): Promise<NativeTranscript>;
+  video(videoId: string): Promise<VideoMetadata>;
+  playlistVideos?(id: string, options: { limit: number; signal?: AbortSignal }): Promise<VideoLists>;
+  channelVideos?(
+    ref: ChannelRef,
+    options: { type: 'all'; limit: number; signal?: AbortSignal },
+  ): Promise<VideoLists>;
+}
+
+export interface BatchError {
+  error: string;
+  message: string;
+}
+
+export type BatchItem =
+  | { videoId: string; transcript: Transcript }
+  | { videoId: string; video: VideoMetadata }
+  | { videoId: string; error: BatchError };
+
+export interface BatchStats {
+  total: number;
+  succeeded: number;
+  failed: number;
+}
+
+/** A finished batch's job result; the per-video results are the job's items. */
+export interface BatchResult {
+  stats: BatchStats;
+}
+
+export interface BatchJobDeps {
+  registry: JobRegistry;
+  youtube: BatchPlatform;
+  items: JobItems;
+}
+
+/** Resolves when `promise` does, or rejects with the signal's reason as soon as it aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** At most `limit` calls of `run` at once; the others wait their turn in order. */
+function limiter(limit: number) {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(run: () => Promise<T>): Promise<T> => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await run();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/**
+ * `work(i)` for i in 0…count-1, `concurrency` at a time and at most `window` ahead of the first
+ * unfinished one; `emit` sees every value in index order. A rejection of `work` stops it all.
+ */
+export async function inOrder<T>(
+  count: number,
+  concurrency: number,
+  window: number,
+  work: (index: number) => Promise<T>,
+  emit: (value: T, index: number) => Promise<void> | void,
+): Promise<void> {
+  const limit = limiter(concurrency);
+  const started: Array<Promise<T> | undefined> = new Array(count);
+  let next = 0;
+  for (let i = 0; i < count; i++) {
+    while (next < count && next < i + window) {
+      const index = next++;
+      const p = limit(() => work(index));
+      // Handled here too: a later one failing while an earlier one is awaited is no stray rejection.
+      p.catch(() => {});
+      started[index] = p;
+    }
+    const value = await started[i]!;
+    started[i] = undefined;
+    await emit(value, i);
+  }
+}
+
+function describeError(err: unknown): BatchError {
+  if (err instanceof AppError) return { error: err.code, message: err.message };
+  return { error: 'internal_error', message: 'internal error while fetching this video' };
+}
+
+/** The videos of a batch: the ids it names, or the first `limit` of its playlist or channel. */
+async function resolveVideos(
+  platform: BatchPlatform,
+  source: BatchSource,
+  signal: AbortSignal,
+): Promise<string[]> {
+  if ('videoIds' in source) return source.videoIds;
+  let lists: VideoLists;
+  if ('playlistId' in source) {
+    if (!platform.playlistVideos) throw permanent('playlist batches are not supported yet');
+    lists = await abortable(
+      platform.playlistVideos(source.playlistId, { limit: source.limit, signal }),
+      signal,
+    );
+  } else {
+    const ref = parseChannelRef(source.channelId);
+    if (!ref) throw permanent(`not a channel: ${source.channelId}`);
+    if (!platform.channelVideos) throw permanent('channel batches are not supported yet');
+    lists = await abortable(
+      platform.channelVideos(ref, { type: 'all', limit: source.limit, signal }),
+      signal,
+    );
+  }
+  return [...new Set([...lists.videoIds, ...lists.shortIds, ...lists.liveIds])].slice(0, source.limit);
+}
+
+/** Runs one batch: its items written in order as they finish, its stats as the result. */
+async function runBatch<I extends BatchSource>(
+  deps: BatchJobDeps,
+  ctx: JobContext,
+  input: I,
+  fetchOne: (videoId: string) => Promise<BatchItem>,
+): Promise<BatchResult> {
+  const { items } = deps;
+  // A rerun (a retry, or the worker before this one died) starts over.
+  await items.clear(ctx.jobId);
+  const stats: BatchStats = { total: 0, succeeded: 0, failed: 0 };
+  let upstreamFailures = 0;
+  let buffer: BatchItem[] = [];
+  let written = 0;
+  const flush = async () => {
+    const batch = buffer;
+    buffer = [];
+    await items.append(ctx.jobId, written, batch);
+    written += batch.length;
+  };
+  try {
+    const videoIds = await resolveVideos(deps.youtube, input, ctx.signal);
+    stats.total = videoIds.length;
+    await inOrder(
+      videoIds.length,
+      BATCH_VIDEO_CONCURRENCY,
+      WINDOW,
+      async (i) => {
+        const videoId = videoIds[i]!;
+        ctx.signal.throwIfAborted();
+        try {
+          return await abortable(fetchOne(videoId), ctx.signal);
+        } catch (err) {
+          // The job itself is cut short (time limit, shutdown): not this video's fault.
+          if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
+          return { videoId, error: describeError(err) };
+        }
+      },
+      async (item) => {
+        if ('error' in item) {
+          stats.failed++;
+          if (item.error.error === 'upstream_error') upstreamFailures++;
+        } else {
+          stats.succeeded++;
+        }
+        buffer.push(item);
+        if (buffer.length >= FLUSH_EVERY) await flush();
+      },
+    );
+    // Every video failed because the platform failed us (blocked on every exit): that is the job
+    // failing, not the videos — another attempt later, and nothing billed if it never succeeds.
+    if (stats.total > 0 && upstreamFailures === stats.total) {
+      throw retryable(
+        `the platform failed every video of the batch (${videoIds[0]}: blocked or unreachable)`,
+      );
+    }
+    await flush();
+    return { stats };
+  } catch (err) {
+    await items.clear(ctx.jobId);
+    throw err;
+  }
+}
+
+function batchKind<I extends BatchSource>(
+  deps: BatchJobDeps,
+  kind: string,
+  inputSchema: JobKind['inputSchema'],
+  fetchOne: (input: I) => (videoId: string) => Promise<BatchItem>,
+): JobKind<I, BatchResult> {
+  return {
+    kind,
+    inputSchema,
+    estimate: (input) => prices.batchBase + prices.batchPerVideo * batchSize(input),
+    cost: (_input, result) => prices.batchBase + prices.batchPerVideo * result.stats.succeeded,
+    concurrency: 2,
+    timeoutMs: BATCH_TIMEOUT_MS,
+    run: (ctx, input) => runBatch(deps, ctx, input, fetchOne(input)),
+  };
+}
+
+export function registerVideoBatches(deps: BatchJobDeps): void {
+  const { youtube } = deps;
+  deps.registry.register(
+    batchKind<TranscriptBatchInput>(deps, 'transcript_batch', TranscriptBatchBody, (input) => {
+      const shape = { text: input.text, chunkSize: input.chunkSize };
+      // Batches use native captions only: speech recognition is a job of its own per video.
+      const request: TranscriptRequest = { mode: 'native', lang: input.lang };
+      return async (videoId) => ({
+        videoId,
+        transcript: shapeTranscript(await youtube.transcript(videoId, request), shape),
+      });
+    }),
+  );
+  deps.registry.register(
+    batchKind<VideoBatchInput>(deps, 'video_batch', VideoBatchBody, () => async (videoId) => ({
+      videoId,
+      video: await youtube.video(videoId),
+    })),
+  );
+}
