@@ -7,7 +7,7 @@ import { prices } from '../../billing/prices.js';
 import { AppError } from '../../errors.js';
 import type { JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
-import { type JobContext, type JobKind, permanent, retryable } from '../../jobs/types.js';
+import { type JobContext, type JobKind, retryable } from '../../jobs/types.js';
 import { type NativeTranscript, shapeTranscript, type Transcript } from '../transcript.js';
 import {
   type BatchSource,
@@ -17,7 +17,9 @@ import {
   VideoBatchBody,
   type VideoBatchInput,
 } from './batch-input.js';
-import { type ChannelRef, parseChannelRef } from './ids.js';
+import type { ChannelVideosOptions } from './channel-videos.js';
+import type { VideoIdLists } from './id-lists.js';
+import type { PlaylistVideosOptions } from './playlists.js';
 import type { TranscriptRequest } from './transcripts.js';
 import type { VideoMetadata } from './video.js';
 
@@ -30,21 +32,12 @@ const FLUSH_EVERY = 10;
 /** A batch of 1000 videos at 4 at a time takes minutes; this bounds a stuck one. */
 const BATCH_TIMEOUT_MS = 45 * 60_000;
 
-export interface VideoLists {
-  videoIds: string[];
-  shortIds: string[];
-  liveIds: string[];
-}
-
 /** What a batch needs from the platform (services.youtube). */
 export interface BatchPlatform {
   transcript(videoId: string, request: TranscriptRequest): Promise<NativeTranscript>;
   video(videoId: string): Promise<VideoMetadata>;
-  playlistVideos?(id: string, options: { limit: number; signal?: AbortSignal }): Promise<VideoLists>;
-  channelVideos?(
-    ref: ChannelRef,
-    options: { type: 'all'; limit: number; signal?: AbortSignal },
-  ): Promise<VideoLists>;
+  playlistVideos(id: string, options: PlaylistVideosOptions): Promise<VideoIdLists>;
+  channelVideos(ref: string, options: ChannelVideosOptions): Promise<VideoIdLists>;
 }
 
 export interface BatchError {
@@ -149,22 +142,14 @@ async function resolveVideos(
   signal: AbortSignal,
 ): Promise<string[]> {
   if ('videoIds' in source) return source.videoIds;
-  let lists: VideoLists;
-  if ('playlistId' in source) {
-    if (!platform.playlistVideos) throw permanent('playlist batches are not supported yet');
-    lists = await abortable(
-      platform.playlistVideos(source.playlistId, { limit: source.limit, signal }),
-      signal,
-    );
-  } else {
-    const ref = parseChannelRef(source.channelId);
-    if (!ref) throw permanent(`not a channel: ${source.channelId}`);
-    if (!platform.channelVideos) throw permanent('channel batches are not supported yet');
-    lists = await abortable(
-      platform.channelVideos(ref, { type: 'all', limit: source.limit, signal }),
-      signal,
-    );
-  }
+  const options = { limit: source.limit, signal };
+  // A channel's `all`: its videos first, then shorts, then live (DESIGN §4), under one total.
+  const lists = await abortable(
+    'playlistId' in source
+      ? platform.playlistVideos(source.playlistId, options)
+      : platform.channelVideos(source.channelId, { ...options, type: 'all' }),
+    signal,
+  );
   return [...new Set([...lists.videoIds, ...lists.shortIds, ...lists.liveIds])].slice(0, source.limit);
 }
 

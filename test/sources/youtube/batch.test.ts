@@ -3,10 +3,25 @@
 // video}/batch and polled through GET /v1/vidsite/batch/{jobId} (and the /v1/youtube/* aliases),
 // billed 1 + 1 per video that succeeded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../../src/errors.js';
+import type { JobItems } from '../../../src/jobs/items.js';
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
-import { inOrder } from '../../../src/sources/youtube/batch-job.js';
+import { JobRegistry } from '../../../src/jobs/registry.js';
+import { classify } from '../../../src/jobs/runner.js';
+import type { JobContext } from '../../../src/jobs/types.js';
+import {
+  BATCH_VIDEO_CONCURRENCY,
+  type BatchPlatform,
+  inOrder,
+  registerVideoBatches,
+} from '../../../src/sources/youtube/batch-job.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
-import { startBlockedYouTube, startYouTubeReplay, type YouTubeReplay } from '../../support/youtube-replay.js';
+import {
+  CAPTURES,
+  startBlockedYouTube,
+  startYouTubeReplay,
+  type YouTubeReplay,
+} from '../../support/youtube-replay.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const VIDEO = 'GJLlxj_dtq8'; // captions in 8 languages, watch page
@@ -25,7 +40,15 @@ let t: TestApp;
 let processing: JobProcessing;
 
 beforeAll(async () => {
-  replay = await startYouTubeReplay();
+  replay = await startYouTubeReplay({
+    // Videos of the constructed channel and of a captured playlist, given player answers to fetch.
+    players: {
+      lockupVid01: { '*': CAPTURES.playerOk },
+      lockupVid02: { '*': CAPTURES.playerNoCaptions },
+      lockupVid03: { '*': CAPTURES.playerOk },
+      'K6ry2Lm9-2Q': { '*': 'pytube/2lAe1cqCOXo.player.json' },
+    },
+  });
   t = await createTestApp({
     UNFURL_UPSTREAM_YOUTUBE: replay.url,
     UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
@@ -207,6 +230,109 @@ describe('POST /v1/vidsite/video/batch', () => {
   });
 });
 
+describe('playlist and channel batches', () => {
+  it('takes a channel’s first `limit` videos (uploads, then shorts), billed 1 + the videos that succeeded', async () => {
+    const { apiKey } = await t.register();
+    const res = await post(t, apiKey, '/v1/vidsite/transcript/batch', {
+      channelId: 'https://www.youtube.com/@ConstructedChannel',
+      limit: 4,
+      text: true,
+    });
+    expect(res.statusCode).toBe(202);
+    expect(res.headers['x-credits-held']).toBe('5');
+    const { jobId } = res.json();
+    const body = await waitForBatch(t, apiKey, jobId);
+    expect(body.status).toBe('completed');
+    expect(body.results).toEqual([
+      {
+        videoId: 'lockupVid01',
+        transcript: { content: expect.any(String), lang: 'en', availableLangs: LANGS },
+      },
+      { videoId: 'lockupVid02', error: { error: 'transcript_unavailable', message: expect.any(String) } },
+      { videoId: 'lockupLive1', error: { error: 'not_found', message: expect.any(String) } },
+      {
+        videoId: 'lockupVid03',
+        transcript: { content: expect.any(String), lang: 'en', availableLangs: LANGS },
+      },
+    ]);
+    expect(body.stats).toEqual({ total: 4, succeeded: 2, failed: 2 });
+    expect(await ledgerFor(t, apiKey, jobId)).toEqual([
+      ['hold', -5],
+      ['release', 5],
+      ['settled', -3],
+    ]);
+    // Past the six uploads the total fills with shorts; `limit` defaults to 10 (11 held).
+    const more = await post(t, apiKey, '/v1/vidsite/video/batch', { channelId: 'UCc0nstructedChannel0001' });
+    expect(more.headers['x-credits-held']).toBe('11');
+    const all = await waitForBatch(t, apiKey, more.json().jobId);
+    expect(all.results.map((r: { videoId: string }) => r.videoId)).toEqual([
+      'lockupVid01',
+      'lockupVid02',
+      'lockupLive1',
+      'lockupVid03',
+      'lockupVid04',
+      'lockupVid05',
+      'shortsVid01',
+      'shortsVid02',
+      'shortsVid03',
+      'streamPast1',
+    ]);
+  });
+
+  it('takes a playlist’s first `limit` videos by id or URL', async () => {
+    const { apiKey } = await t.register();
+    const res = await post(t, apiKey, '/v1/youtube/video/batch', {
+      playlistId: 'https://www.youtube.com/playlist?list=UU_aEa8K-EOJ3D6gOs7HcyNg',
+      limit: 3,
+    });
+    expect(res.statusCode).toBe(202);
+    expect(res.headers['x-credits-held']).toBe('4');
+    const body = await waitForBatch(t, apiKey, res.json().jobId);
+    expect(body.stats).toEqual({ total: 3, succeeded: 1, failed: 2 });
+    expect(body.results).toHaveLength(3);
+    expect(body.results[0].videoId).toBe('K6ry2Lm9-2Q');
+    expect(body.results[0].video.channel).toEqual({ id: 'UCBR8-60-B28hp2BmDPdntcQ', name: 'YouTube' });
+    expect(body.results.slice(1).map((r: { error: { error: string } }) => r.error.error)).toEqual([
+      'not_found',
+      'not_found',
+    ]);
+    expect((await get(t, apiKey, '/v1/account')).json().credits).toBe(98);
+  });
+
+  it('fails the job for a playlist or channel that does not exist (at once, nothing charged)', async () => {
+    const { apiKey } = await t.register();
+    for (const payload of [
+      { playlistId: 'PLthisPlaylistDoesNotExist0' },
+      { channelId: 'UCzzzzzzzzzzzzzzzzzzzzzz' },
+      { channelId: '@nobodyHasThisHandle' },
+    ]) {
+      const { jobId } = (await post(t, apiKey, '/v1/vidsite/video/batch', payload)).json();
+      const body = await waitForBatch(t, apiKey, jobId);
+      expect(body).toMatchObject({
+        status: 'failed',
+        results: [],
+        error: expect.stringMatching(/not found/),
+      });
+      const summary = (await get(t, apiKey, `/v1/jobs/${jobId}`)).json();
+      expect(summary).toMatchObject({ attempts: 1, credits: 0 });
+    }
+    expect((await get(t, apiKey, '/v1/account')).json().credits).toBe(100);
+  });
+
+  it('retries a listing the platform fails (upstream_error), then fails the job unbilled', async () => {
+    const { apiKey } = await t.register();
+    // The captured Videos tab holds 30; its next page is refused by the stand-in (HTTP 400).
+    const { jobId } = (
+      await post(t, apiKey, '/v1/vidsite/video/batch', { channelId: 'UCs6nmQViDpUw0nuIx9c_WvA', limit: 31 })
+    ).json();
+    const body = await waitForBatch(t, apiKey, jobId);
+    expect(body).toMatchObject({ status: 'failed', results: [] });
+    const summary = (await get(t, apiKey, `/v1/jobs/${jobId}`)).json();
+    expect(summary).toMatchObject({ attempts: 3, credits: 0 });
+    expect((await get(t, apiKey, '/v1/account')).json().credits).toBe(100);
+  });
+});
+
 describe('validation', () => {
   it('answers 400 naming the parameter, holding nothing and creating no job', async () => {
     const { apiKey } = await t.register();
@@ -366,5 +492,107 @@ describe('inOrder', () => {
       ),
     ).rejects.toThrow('boom 2');
     expect(seen).toEqual([0, 1]);
+  });
+});
+
+describe('the video_batch kind on a stand-in platform', () => {
+  /** The kind over a platform whose video() the test steers, and items kept in memory. */
+  function setup(video: BatchPlatform['video']) {
+    const stored: unknown[] = [];
+    const appends: number[] = [];
+    const items = {
+      async clear() {
+        stored.length = 0;
+      },
+      async append(_jobId: string, firstSeq: number, batch: unknown[]) {
+        expect(firstSeq).toBe(stored.length); // contiguous, in order
+        appends.push(batch.length);
+        stored.push(...batch);
+      },
+    } as unknown as JobItems;
+    const unused = () => Promise.reject(new Error('not used'));
+    const registry = new JobRegistry();
+    registerVideoBatches({
+      registry,
+      items,
+      youtube: { video, transcript: unused, playlistVideos: unused, channelVideos: unused },
+    });
+    const kind = registry.require('video_batch');
+    const controller = new AbortController();
+    const ctx: JobContext = {
+      jobId: 'job_test',
+      accountId: 'acc_test',
+      attempt: 1,
+      signal: controller.signal,
+      holdMore: async () => {},
+    };
+    const run = (videoIds: string[]) => kind.run(ctx, { videoIds });
+    return { kind, run, stored, appends, controller };
+  }
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `vid${String(i).padStart(8, '0')}`);
+  const meta = (id: string) => ({ id }) as unknown as Awaited<ReturnType<BatchPlatform['video']>>;
+
+  it(`fetches ${BATCH_VIDEO_CONCURRENCY} videos at once, writes results in input order in small batches`, async () => {
+    let active = 0;
+    let maxActive = 0;
+    const { run, stored, appends, kind } = setup(async (id) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await new Promise((r) => setTimeout(r, Number(id.slice(-2)) % 7));
+      active--;
+      if (id.endsWith('3')) throw new AppError('not_found', `Video ${id} not found`);
+      if (id.endsWith('7')) throw new TypeError('a bug');
+      return meta(id);
+    });
+    const videoIds = ids(45);
+    const result = await run(videoIds);
+    expect(maxActive).toBe(BATCH_VIDEO_CONCURRENCY);
+    expect(result).toEqual({ stats: { total: 45, succeeded: 36, failed: 9 } });
+    expect(kind.cost({ videoIds }, result)).toBe(37);
+    expect(kind.estimate({ videoIds })).toBe(46);
+    expect(stored.map((r) => (r as { videoId: string }).videoId)).toEqual(videoIds);
+    expect(stored[3]).toEqual({
+      videoId: videoIds[3],
+      error: { error: 'not_found', message: expect.any(String) },
+    });
+    // An unexpected fault says nothing of its internals.
+    expect(stored[7]).toEqual({
+      videoId: videoIds[7],
+      error: { error: 'internal_error', message: 'internal error while fetching this video' },
+    });
+    expect(stored[0]).toEqual({ videoId: videoIds[0], video: { id: videoIds[0] } });
+    expect(Math.max(...appends)).toBeLessThanOrEqual(10);
+  });
+
+  it('stops at once when the job is cut short: no video started after, nothing left stored', async () => {
+    const started: string[] = [];
+    const { run, stored, controller } = setup((id) => {
+      started.push(id);
+      // Never answers: only the abort ends the job.
+      return new Promise(() => {});
+    });
+    const job = run(ids(20));
+    await new Promise((r) => setTimeout(r, 20));
+    const reason = new AppError('upstream_error', 'job timed out');
+    controller.abort(reason);
+    await expect(job).rejects.toBe(reason);
+    expect(classify(reason).retryable).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(started).toHaveLength(BATCH_VIDEO_CONCURRENCY);
+    expect(stored).toEqual([]);
+  });
+
+  it('every video failing upstream is the job failing (retryable); some succeeding is not', async () => {
+    const blocked = setup(async () => {
+      throw new AppError('upstream_error', 'blocked');
+    });
+    const err = await blocked.run(ids(3)).catch((e: unknown) => e);
+    expect(classify(err)).toMatchObject({ retryable: true, code: 'upstream_error' });
+    expect(blocked.stored).toEqual([]);
+    const partly = setup(async (id) => {
+      if (id.endsWith('1')) throw new AppError('upstream_error', 'blocked');
+      return meta(id);
+    });
+    expect(await partly.run(ids(3))).toEqual({ stats: { total: 3, succeeded: 2, failed: 1 } });
   });
 });
