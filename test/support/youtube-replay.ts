@@ -79,6 +79,8 @@ const ABOUT_TOKEN =
  * itself), `constructed/<file>`, or END: an answer with nothing in it (the end of a list).
  */
 export const END = 'END';
+/** An answer name for HTTP 404 NOT_FOUND, as browse and resolve_url answer for some missing things. */
+export const HTTP_404 = 'HTTP_404';
 
 /**
  * channelId → the answer per tab asked ('' = no params: the home tab; 'videos', 'shorts', 'streams'
@@ -272,11 +274,13 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
         }
         const id = body.browseId ?? '';
         if (id.startsWith('VL')) {
-          return json(200, browseAnswer(playlists[id.slice(2)] ?? 'node-ytpl/notexistspage.html'));
+          const name = playlists[id.slice(2)] ?? 'node-ytpl/notexistspage.html';
+          return name === HTTP_404 ? json(404, NOT_FOUND_JSON) : json(200, browseAnswer(name));
         }
         const tabs = channels[id];
         if (!tabs) return /^UC[\w-]{22}$/.test(id) ? json(200, NO_CHANNEL_JSON) : json(400, INVALID_JSON);
         const name = tabs[tabOf(body.params)] ?? tabs['*'] ?? tabs[''];
+        if (name === HTTP_404) return json(404, NOT_FOUND_JSON);
         return name ? json(200, browseAnswer(name)) : json(400, INVALID_JSON);
       }
       if (url.pathname === '/youtubei/v1/navigation/resolve_url') {

@@ -1,6 +1,7 @@
 // A video's comments: `/next` with the first-request token built from the id (the token the watch
-// page itself carries), the Newest order through the sort menu's token of that first answer, then
-// the continuations up to the limit. A first answer with no comment section at all is either a
+// page itself carries), the Newest order through the sort menu's token of that first answer (or the
+// same token built with the sort option when the menu is missing), then the continuations up to the
+// limit. A first answer with no comment section at all is either a
 // video without comments (comments off, none yet) or no video: the player tells which.
 import { AppError } from '../../errors.js';
 import type { Browse } from './browse.js';
@@ -58,8 +59,9 @@ export async function fetchComments(
     await ensureVideo(client, videoId);
     return [];
   }
-  const newest = first.sort?.newest;
-  if (sort === 'newest' && newest) {
+  if (sort === 'newest') {
+    // The sort menu's token; a first answer without the menu is reloaded with the built one.
+    const newest = first.sort?.newest ?? commentsContinuationToken(videoId, 'newest');
     first = await browse.page('next', { continuation: newest }, parse, {
       cacheKey: `yt:comments:${videoId}:newest`,
       signal,

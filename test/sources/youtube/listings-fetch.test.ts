@@ -1,17 +1,35 @@
 // The listing facade the batch jobs call (services.youtube.channelVideos / playlistVideos) on the
 // replay server: tabs in DESIGN §4's order under one total, continuations followed, handles
-// resolved, the browse bodies sent, and the errors the jobs see (400, 404, 502).
+// resolved, the browse bodies sent, and the errors the jobs see (400, 404, 502); and the comment
+// walk's Newest order when a first answer has no sort menu.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppError } from '../../../src/errors.js';
+import { commentsContinuationToken } from '../../../src/sources/youtube/comments.js';
 import { CHANNEL_TABS } from '../../../src/sources/youtube/listings.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
-import { CONSTRUCTED_CHANNEL, startYouTubeReplay, type YouTubeReplay } from '../../support/youtube-replay.js';
+import {
+  CONSTRUCTED_CHANNEL,
+  HTTP_404,
+  startYouTubeReplay,
+  type YouTubeReplay,
+} from '../../support/youtube-replay.js';
+
+const GONE_CHANNEL = 'UCgoneWithAnHttp404Answr';
+const GONE_PLAYLIST = 'PLgoneWithAnHttp404Answer';
+const NO_MENU = 'noSortMenu1'; // a video whose first comments answer has no header (sort menu)
 
 let replay: YouTubeReplay;
 let t: TestApp;
 
 beforeAll(async () => {
-  replay = await startYouTubeReplay();
+  replay = await startYouTubeReplay({
+    channels: { [GONE_CHANNEL]: { '*': HTTP_404 } },
+    playlists: { [GONE_PLAYLIST]: HTTP_404 },
+    nextContinuations: {
+      [commentsContinuationToken(NO_MENU, 'top')]: 'constructed/comments-2024-next.json',
+      [commentsContinuationToken(NO_MENU, 'newest')]: 'constructed/comments-2024-next.json',
+    },
+  });
   t = await createTestApp({
     UNFURL_UPSTREAM_YOUTUBE: replay.url,
     UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
@@ -115,6 +133,12 @@ describe('channelVideos', () => {
     expect(await failure(youtube().channelVideos('UCzzzzzzzzzzzzzzzzzzzzzz', { limit: 5 }))).toMatchObject({
       code: 'not_found',
     });
+    // The platform's other way of saying so: HTTP 404 to the browse request.
+    expect(await failure(youtube().channelVideos(GONE_CHANNEL, { type: 'live', limit: 5 }))).toEqual({
+      code: 'not_found',
+      message: `Channel ${GONE_CHANNEL} not found`,
+    });
+    expect(await failure(youtube().channel(GONE_CHANNEL))).toMatchObject({ code: 'not_found' });
     // The captured Videos tab's real token: no capture of its next page, so the stand-in refuses it.
     expect(
       await failure(youtube().channelVideos('UCs6nmQViDpUw0nuIx9c_WvA', { type: 'video', limit: 31 })),
@@ -150,6 +174,10 @@ describe('playlistVideos', () => {
       code: 'not_found',
       message: 'Playlist PLthisPlaylistDoesNotExist0 not found (The playlist does not exist.)',
     });
+    expect(await failure(youtube().playlistVideos(GONE_PLAYLIST, { limit: 3 }))).toEqual({
+      code: 'not_found',
+      message: `Playlist ${GONE_PLAYLIST} not found`,
+    });
     expect(await failure(youtube().playlistVideos('nope', { limit: 3 }))).toMatchObject({
       code: 'invalid_request',
     });
@@ -164,5 +192,19 @@ describe('playlistVideos', () => {
         signal: controller.signal,
       }),
     ).rejects.toThrow('cancelled');
+  });
+});
+
+describe('comments', () => {
+  it('reloads Newest with the built token when the first answer has no sort menu', async () => {
+    const comments = await youtube().comments(`https://youtu.be/${NO_MENU}`, { limit: 5, sort: 'newest' });
+    expect(comments.map((c) => c.id)).toEqual(['UgwC0nstructedC0mment4AaABAg']);
+    expect(bodies('/youtubei/v1/next')).toEqual([
+      { continuation: commentsContinuationToken(NO_MENU, 'top') },
+      { continuation: commentsContinuationToken(NO_MENU, 'newest') },
+    ]);
+    expect(await failure(youtube().comments('not a video', { limit: 5 }))).toMatchObject({
+      code: 'invalid_request',
+    });
   });
 });
