@@ -84,7 +84,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         { name: 'Accounts', description: 'Registration, login and API keys' },
         { name: 'Credits', description: 'Balance, usage history and purchases' },
         { name: 'Jobs', description: 'Asynchronous jobs: list, status and results' },
-        { name: 'Videos', description: 'Transcripts, video and channel metadata, listings, comments and batches' },
+        { name: 'Videos', description: 'Transcripts, video and channel metadata, listings, comments' },
         { name: 'Web', description: 'Web pages as Markdown, site maps and crawls' },
         { name: 'System', description: 'Health and readiness' },
       ],
