@@ -6,9 +6,8 @@
 //  (a) ours: the engine crawl() over a real Scraper.scrapeNow(render: 'never') on real
 //      Upstreams/SafeFetcher, robots via fetchRobots; per-host concurrency = concurrency (one host).
 //      And the same as the `crawl` job kind through the job engine (createServices on a temp
-//      data dir, embedded queue, pages stored in SQLite), submit → completed, over the first
-//      BENCH_JOB_PAGES pages (default 1000, to keep the run short; the rate is steady over a crawl,
-//      and it is set beside ours over the same pages); BENCH_CRAWL_JOB=0 skips it.
+//      data dir, embedded queue, pages stored in SQLite), submit → completed; BENCH_CRAWL_JOB=0
+//      skips it (~20 s less).
 //  (b) Crawlee 3 CheerioCrawler, in-memory storage, min = max concurrency, robots.txt respected,
 //      enqueueLinks same-hostname; its requestHandler runs parsePage on the body.
 //  (c) a bare loop: a fixed pool of async workers, a Set for dedupe, undici request + parsePage,
@@ -16,10 +15,13 @@
 // Each crawler runs in a fresh process of its own (see inChild), a short warm-up crawl
 // (BENCH_WARMUP_PAGES, default 100) first; BENCH_ROUNDS rounds (default 1), each keeping its best.
 // BENCH_CRAWLERS=bare,ours,job,crawlee picks some; BENCH_CPU_PROF=<dir> profiles each crawler process.
+// Besides pages/s, each line gives the crawler process's CPU time and GC pauses per page. ~90 s on an
+// idle 2-core machine.
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { CheerioCrawler, Configuration, log } from '@crawlee/cheerio';
 import { Agent, request } from 'undici';
@@ -37,20 +39,33 @@ import { intEnv, startChild } from './lib/http.js';
 
 const PAGES = intEnv('BENCH_PAGES', 2000);
 const CONCURRENCY = intEnv('BENCH_CONCURRENCY', 16);
-const JOB_PAGES = Math.min(intEnv('BENCH_JOB_PAGES', 1000), PAGES);
 const quiet = { info() {}, warn() {}, error() {} };
 
 interface Run {
   pages: number;
   seconds: number;
+  /** CPU time of the crawler's process (all its threads), ms. */
+  cpuMs: number;
+  /** Time in garbage collection pauses, ms. */
+  gcMs: number;
 }
 
 const rate = (r: Run) => r.pages / r.seconds;
 
 async function timed(fn: () => Promise<number>): Promise<Run> {
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const pages = await fn();
-  return { pages, seconds: (performance.now() - t0) / 1000 };
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await new Promise((r) => setImmediate(r)); // the last gc entries
+  gc.disconnect();
+  return { pages, seconds, cpuMs: (cpu.user + cpu.system) / 1000, gcMs };
 }
 
 /** (a) Our engine, wired as the crawl job wires it, without the job around it. */
@@ -300,15 +315,13 @@ export async function benchCrawl(): Promise<void> {
     for (let i = 0; i < rounds; i++) {
       if (run('bare')) await keep('bare', 'bare');
       if (run('ours')) await keep('ours', 'ours');
-      if (run('job') && withJob) {
-        await keep('job', 'job', JOB_PAGES);
-        await keep('oursSame', 'ours', JOB_PAGES);
-      }
+      if (run('job') && withJob) await keep('job', 'job');
       if (run('crawlee')) await keep('crawlee', 'crawlee');
     }
     const line = (label: string, r: Run, extra = '') =>
       console.log(
-        `${label.padEnd(44)} ${rate(r).toFixed(0).padStart(5)} pages/s  (${r.pages} pages in ${r.seconds.toFixed(1)} s)${extra}`,
+        `${label.padEnd(44)} ${rate(r).toFixed(0).padStart(5)} pages/s  (${r.pages} pages in ${r.seconds.toFixed(1)} s; ` +
+          `CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page, GC ${(r.gcMs / r.pages).toFixed(2)} ms/page)${extra}`,
       );
     const { ours: o, crawlee: c, bare: b } = best;
     if (b) line('bare loop: undici + parsePage (baseline)', b);
@@ -318,16 +331,24 @@ export async function benchCrawl(): Promise<void> {
       console.log(
         `ours/Crawlee ${(rate(o) / rate(c)).toFixed(2)}× (target ≥ 1.5×), ours/bare ${((rate(o) / rate(b)) * 100).toFixed(0)} % (target ≥ 80 %)`,
       );
+      const cpu = (r: Run) => r.cpuMs / r.pages;
+      console.log(
+        `by CPU per page: ours/Crawlee ${(cpu(c) / cpu(o)).toFixed(2)}×, ours/bare ${((cpu(b) / cpu(o)) * 100).toFixed(0)} %` +
+          (rounds === 1
+            ? ' — one round moves ±15 % run to run here; for a verdict: BENCH_ROUNDS=3 BENCH_CRAWLERS=bare,ours'
+            : ''),
+      );
     }
     const j = best.job;
-    const same = best.oursSame;
-    if (j && same) {
-      line(`ours, first ${JOB_PAGES} pages`, same);
-      line(`ours as a crawl job, first ${JOB_PAGES} pages`, j, `, ${j.stored} stored in SQLite`);
-      const perPage = ((j.seconds - same.seconds) / JOB_PAGES) * 1000;
-      console.log(
-        `job/ours ${((rate(j) / rate(same)) * 100).toFixed(0)} %: the job engine and storing pages cost ${perPage.toFixed(2)} ms/page`,
-      );
+    if (j) {
+      line('ours as a crawl job (engine + SQLite items)', j, `, ${j.stored} pages stored`);
+      if (o) {
+        const perPage = ((j.seconds - o.seconds) / PAGES) * 1000;
+        console.log(
+          `job/ours ${((rate(j) / rate(o)) * 100).toFixed(0)} % (the job engine and storing pages: ` +
+            `${perPage.toFixed(2)} ms/page), job/bare ${b ? ((rate(j) / rate(b)) * 100).toFixed(0) : '?'} %`,
+        );
+      }
     }
   } finally {
     await server.stop();
