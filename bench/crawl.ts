@@ -6,8 +6,8 @@
 //  (a) ours: the engine crawl() over a real Scraper.scrapeNow(render: 'never') on real
 //      Upstreams/SafeFetcher, robots via fetchRobots; per-host concurrency = concurrency (one host).
 //      And the same as the `crawl` job kind through the job engine (createServices on a temp
-//      data dir, embedded queue, pages stored in SQLite), submit → completed; BENCH_CRAWL_JOB=0
-//      skips it (~20 s less).
+//      data dir, embedded queue, pages stored in SQLite), submit → completed, with BENCH_CRAWL_JOB=1
+//      (~25 s more; off by default to keep the run well under 2 minutes).
 //  (b) Crawlee 3 CheerioCrawler, in-memory storage, min = max concurrency, robots.txt respected,
 //      enqueueLinks same-hostname; its requestHandler runs parsePage on the body.
 //  (c) a bare loop: a fixed pool of async workers, a Set for dedupe, undici request + parsePage,
@@ -15,8 +15,8 @@
 // Each crawler runs in a fresh process of its own (see inChild), a short warm-up crawl
 // (BENCH_WARMUP_PAGES, default 100) first; BENCH_ROUNDS rounds (default 1), each keeping its best.
 // BENCH_CRAWLERS=bare,ours,job,crawlee picks some; BENCH_CPU_PROF=<dir> profiles each crawler process.
-// Besides pages/s, each line gives the crawler process's CPU time and GC pauses per page. ~90 s on an
-// idle 2-core machine.
+// Besides pages/s, each line gives the crawler process's CPU time and GC pauses per page. 75–95 s
+// on an idle 2-core machine (Crawlee alone takes 25–40 s of it).
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -294,9 +294,9 @@ if (process.argv[2] === '--crawler' && process.send) {
 export async function benchCrawl(): Promise<void> {
   const rounds = intEnv('BENCH_ROUNDS', 1);
   const warmup = Math.min(intEnv('BENCH_WARMUP_PAGES', 100), PAGES);
-  const withJob = process.env.BENCH_CRAWL_JOB !== '0';
   // BENCH_CRAWLERS=ours,bare (say) runs only those, e.g. with BENCH_CPU_PROF=<dir>.
   const only = (process.env.BENCH_CRAWLERS ?? '').split(',').filter(Boolean);
+  const withJob = process.env.BENCH_CRAWL_JOB === '1' || only.includes('job');
   console.log(
     `\n## crawl — ${PAGES}-page loopback site (child process), concurrency ${CONCURRENCY} for every crawler, ` +
       `parsePage per page; each crawler in a fresh process after a ${warmup}-page warm-up crawl; ` +
@@ -315,7 +315,7 @@ export async function benchCrawl(): Promise<void> {
     for (let i = 0; i < rounds; i++) {
       if (run('bare')) await keep('bare', 'bare');
       if (run('ours')) await keep('ours', 'ours');
-      if (run('job') && withJob) await keep('job', 'job');
+      if (withJob) await keep('job', 'job');
       if (run('crawlee')) await keep('crawlee', 'crawlee');
     }
     const line = (label: string, r: Run, extra = '') =>
@@ -349,6 +349,8 @@ export async function benchCrawl(): Promise<void> {
             `${perPage.toFixed(2)} ms/page), job/bare ${b ? ((rate(j) / rate(b)) * 100).toFixed(0) : '?'} %`,
         );
       }
+    } else {
+      console.log('(the same crawl as a job, pages stored: BENCH_CRAWL_JOB=1)');
     }
   } finally {
     await server.stop();
