@@ -346,7 +346,7 @@ export async function benchCrawl(): Promise<void> {
         const perPage = ((j.seconds - o.seconds) / PAGES) * 1000;
         console.log(
           `job/ours ${((rate(j) / rate(o)) * 100).toFixed(0)} % (the job engine and storing pages: ` +
-            `${perPage.toFixed(2)} ms/page), job/bare ${b ? ((rate(j) / rate(b)) * 100).toFixed(0) : '?'} %`,
+            `${perPage.toFixed(2)} ms/page)${b ? `, job/bare ${((rate(j) / rate(b)) * 100).toFixed(0)} %` : ''}`,
         );
       }
     } else {
