@@ -60,16 +60,13 @@ export function documentKind(contentType: string | null, body: Buffer): Document
   if (contentType === 'text/html' || contentType === 'application/xhtml+xml') return 'html';
   if (contentType && (TEXT_TYPES.has(contentType) || contentType.endsWith('+json'))) return 'text';
   if (contentType && /^(image|audio|video|font|model)\//.test(contentType)) return 'binary';
-  if (contentType && contentType !== 'application/octet-stream' && !contentType.startsWith('text/')) {
-    if (start.includes(0)) return 'binary';
-  }
   if (start.includes(0)) return 'binary';
   const lead = start
     .toString('latin1')
     .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
     .trimStart();
   if (/^<(?:!doctype html|html|head|body|meta|title|div|p|!--)/i.test(lead)) return 'html';
-  if (contentType?.startsWith('text/')) return contentType === 'text/html' ? 'html' : 'text';
+  if (contentType?.startsWith('text/')) return 'text';
   return lead.startsWith('<') ? 'html' : 'text';
 }
 
