@@ -20,6 +20,7 @@ import type { JobQueue } from './jobs/queue.js';
 import { JobRecords } from './jobs/records.js';
 import { JobRegistry } from './jobs/registry.js';
 import { JobService } from './jobs/service.js';
+import { Scratch } from './media/scratch.js';
 import { ProxyPool } from './net/proxies.js';
 import { SafeFetcher } from './net/safe-fetch.js';
 import { Upstreams } from './net/upstream.js';
@@ -53,6 +54,8 @@ export interface Services {
   readonly web: { readonly scraper: Scraper; readonly mapper: Mapper; readonly browser: BrowserPool };
   /** The video-sharing platform: transcripts, video metadata, and its innertube client. */
   readonly youtube: YouTube;
+  /** Per-job scratch directories for media work under the data dir. */
+  readonly scratch: Scratch;
   /** Run at close, newest first (browser pools, …). */
   onClose(hook: () => Promise<void>): void;
   readonly jobs: {
@@ -154,6 +157,7 @@ export async function createServices(config: Config): Promise<Services> {
       browser,
     },
     youtube: new YouTube({ upstreams, cache, ttlMs: config.cache.upstreamTtlMs }),
+    scratch: new Scratch(config.dataDir),
     onClose(hook) {
       closeHooks.push(hook);
     },

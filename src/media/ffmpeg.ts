@@ -1,0 +1,150 @@
+// Runs ffmpeg and ffprobe: the system binaries when installed (UNFURL_FFMPEG_PATH / UNFURL_FFPROBE_PATH
+// override), bounded in time, cancelled with the job's signal, stderr kept (tail) for error messages.
+import { spawn } from 'node:child_process';
+import { AppError } from '../errors.js';
+
+export interface RunOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Collect stdout (frames piped out, ffprobe JSON) up to this many bytes (default 0: discarded). */
+  maxStdoutBytes?: number;
+}
+
+export interface RunResult {
+  stdout: Buffer;
+  stderr: string;
+}
+
+const STDERR_TAIL = 4000;
+
+export const ffmpegPath = () => process.env.UNFURL_FFMPEG_PATH?.trim() || 'ffmpeg';
+export const ffprobePath = () => process.env.UNFURL_FFPROBE_PATH?.trim() || 'ffprobe';
+
+/** Runs a media tool to its end; a non-zero exit, a timeout or an abort rejects with a clear message. */
+export function runTool(
+  binary: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const { timeoutMs = 10 * 60_000, signal, maxStdoutBytes = 0 } = options;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let stderr = '';
+    let failure: Error | null = null;
+    const stop = (err: Error) => {
+      failure ??= err;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(
+      () => stop(new AppError('internal_error', `${binary} took longer than ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onAbort = () => stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (maxStdoutBytes <= 0) return;
+      outBytes += chunk.length;
+      if (outBytes > maxStdoutBytes)
+        stop(new AppError('payload_too_large', `${binary} wrote more than ${maxStdoutBytes} bytes`));
+      else out.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      stop(
+        err.code === 'ENOENT'
+          ? new AppError('internal_error', `${binary} is not installed (apt-get install ffmpeg)`)
+          : err,
+      );
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (failure) return reject(failure);
+      if (code !== 0) {
+        const last = stderr.trim().split('\n').slice(-3).join(' | ');
+        return reject(new MediaToolError(`${binary} exited with ${code}: ${last}`, stderr));
+      }
+      resolve({ stdout: Buffer.concat(out), stderr });
+    });
+  });
+}
+
+/** The tool ran and refused the input (not a media file, no such stream, …). */
+export class MediaToolError extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ProbeResult {
+  /** Seconds (0 when the container does not say). */
+  durationSec: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+  width: number | null;
+  height: number | null;
+  /** Frames per second of the first video stream. */
+  fps: number | null;
+}
+
+interface ProbeJson {
+  format?: { duration?: string };
+  streams?: Array<{
+    codec_type?: string;
+    width?: number;
+    height?: number;
+    duration?: string;
+    avg_frame_rate?: string;
+    disposition?: { attached_pic?: number };
+  }>;
+}
+
+function rate(raw: string | undefined): number | null {
+  if (!raw) return null;
+  const [n, d] = raw.split('/').map(Number);
+  if (!n || !Number.isFinite(n)) return null;
+  return d ? n / d : n;
+}
+
+/** Parses `ffprobe -of json -show_format -show_streams`. Pure. */
+export function parseProbe(json: ProbeJson): ProbeResult {
+  const streams = json.streams ?? [];
+  // Cover art in an audio file is a "video" stream of one picture: not a video.
+  const video = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
+  const durations = [json.format?.duration, ...streams.map((s) => s.duration)]
+    .map((d) => Number(d))
+    .filter((d) => Number.isFinite(d) && d > 0);
+  return {
+    durationSec: durations.length ? Math.max(...durations) : 0,
+    hasVideo: Boolean(video),
+    hasAudio: streams.some((s) => s.codec_type === 'audio'),
+    width: video?.width ?? null,
+    height: video?.height ?? null,
+    fps: rate(video?.avg_frame_rate),
+  };
+}
+
+/** Duration and streams of a media file; a file ffprobe cannot read is a 400 naming `url`. */
+export async function probe(file: string, options: RunOptions = {}): Promise<ProbeResult> {
+  try {
+    const { stdout } = await runTool(
+      ffprobePath(),
+      ['-v', 'error', '-of', 'json', '-show_format', '-show_streams', file],
+      { timeoutMs: 60_000, ...options, maxStdoutBytes: 4 * 1024 * 1024 },
+    );
+    return parseProbe(JSON.parse(stdout.toString('utf8')) as ProbeJson);
+  } catch (err) {
+    if (err instanceof MediaToolError) {
+      throw new AppError('invalid_request', 'The URL does not point to a media file that can be read', 'url');
+    }
+    throw err;
+  }
+}
