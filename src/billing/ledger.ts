@@ -3,6 +3,7 @@
 // sum of the account's entries and a debit that would take it below zero is refused.
 import { sql } from 'kysely';
 import { AppError } from '../errors.js';
+import { creditsSpent } from '../metrics.js';
 import type { Db, Tx } from '../store/db.js';
 import { newId } from '../store/ids.js';
 
@@ -134,6 +135,7 @@ export class Ledger {
       reference: `settled:${requestId}`,
     });
     if (r === 'duplicate') return { balance: await this.balance(accountId) };
+    creditsSpent.labels('request').inc(cost);
     return { balance: r.balance };
   }
 
@@ -172,6 +174,7 @@ export class Ledger {
    * (capped at what was held). Returns false when the job was already settled.
    */
   async settleJob(accountId: string, jobId: string, cost: number, description: string, tx?: Tx) {
+    let charged = 0;
     const run = async (t: Tx) => {
       // Lock first, then read the holds: a hold committed meanwhile is seen and released too.
       await this.lockAccount(t, accountId);
@@ -197,10 +200,14 @@ export class Ledger {
         });
         if (settled === 'insufficient')
           throw new Error(`ledger invariant: settle of ${jobId} exceeds release`);
+        charged = charge;
       }
       return true;
     };
-    return tx ? run(tx) : this.db.transaction().execute(run);
+    const done = await (tx ? run(tx) : this.db.transaction().execute(run));
+    // Counted once the entry is written (with a caller's tx: once written inside it).
+    if (charged > 0) creditsSpent.labels('job').inc(charged);
+    return done;
   }
 
   /** Locks the account row until the transaction ends (a no-op write); answers its balance. */

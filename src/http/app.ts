@@ -14,7 +14,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
-import { systemRoutes } from './routes/system.js';
+import { registerRequestObservability, systemRoutes } from './routes/system.js';
 import { vidsiteRoutes } from './routes/vidsite.js';
 import { vidsiteBatchRoutes } from './routes/vidsite-batch.js';
 import { vidsiteListRoutes } from './routes/vidsite-lists.js';
@@ -70,6 +70,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   registerErrorHandling(app, config.publicUrl);
   registerAuth(app, services, routeTable);
+  registerRequestObservability(app);
 
   await app.register(swagger, {
     openapi: {

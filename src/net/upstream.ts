@@ -2,6 +2,7 @@
 // platform at another origin (tests: a loopback replay server), and each request goes out through
 // the next proxy, retried with backoff when the platform fails or blocks us.
 import { AppError } from '../errors.js';
+import { upstreamErrors, upstreamFailedAttempts } from '../metrics.js';
 import {
   BlockedAddressError,
   type SafeFetcher,
@@ -65,7 +66,9 @@ export class Upstreams {
         if (options.signal?.aborted) throw err;
         last = (err as Error).message || String(err);
       }
+      upstreamFailedAttempts.labels(platform).inc();
     }
+    upstreamErrors.labels(platform).inc();
     throw new AppError(
       'upstream_error',
       `${platform} failed or blocked the request after ${attempts} attempts (last: ${last})`,

@@ -1,25 +1,92 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { AppError } from '../../errors.js';
+import {
+  httpDuration,
+  httpErrors,
+  httpRequests,
+  jobsActive,
+  jobsByState,
+  metricsRegistry,
+  queueDepth,
+} from '../../metrics.js';
+import type { Db } from '../../store/db.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The `error` code of an error answer, read as it is sent (for unfurl_http_errors_total). */
+    errorCode?: string;
+  }
+}
+
+const JOB_STATES = ['queued', 'active', 'completed', 'failed'] as const;
+
+/**
+ * Counts every answer of the app: request totals and latency by route template and status, and
+ * error answers by their code. Registered on the root instance (app.ts), so it sees every route,
+ * 404s of unknown paths included (route "unmatched"). Also binds the route template and, once
+ * authenticated, the account and key ids to the request's log lines (the "request completed" line
+ * then carries reqId, route, accountId, status and responseTime).
+ */
+export function registerRequestObservability(app: FastifyInstance) {
+  app.addHook('preValidation', async (request, reply) => {
+    const p = request.principal;
+    const bindings = {
+      route: request.routeOptions.url ?? 'unmatched',
+      ...(p ? { accountId: p.accountId, keyId: p.keyId } : {}),
+    };
+    request.log = reply.log = request.log.child(bindings);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode >= 400 && typeof payload === 'string') {
+      // Our error bodies start with {"error":"<code>"; no need to parse the whole JSON.
+      const m = /^\{"error":"([a-z_]{1,64})"/.exec(payload);
+      request.errorCode = m ? m[1] : `http_${reply.statusCode}`;
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const status = String(reply.statusCode);
+    httpRequests.labels(request.method, route, status).inc();
+    httpDuration.labels(request.method, route, status).observe(reply.elapsedTime / 1000);
+    if (reply.statusCode >= 400) httpErrors.labels(request.errorCode ?? `http_${status}`, route).inc();
+  });
+}
+
+/**
+ * Job gauges from the jobs table at scrape time. Both queries are covered by the (status, run_at)
+ * index: counting by status scans the index only, and queued/active jobs are a small range of it.
+ */
+async function refreshJobGauges(db: Db, kinds: readonly string[]) {
+  const byState = await db
+    .selectFrom('jobs')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  const live = await db
+    .selectFrom('jobs')
+    .select(['kind', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', 'in', ['queued', 'active'])
+    .groupBy(['kind', 'status'])
+    .execute();
+  jobsByState.reset();
+  for (const state of JOB_STATES) jobsByState.labels(state).set(0);
+  for (const row of byState) jobsByState.labels(row.status).set(Number(row.n));
+  queueDepth.reset();
+  jobsActive.reset();
+  for (const kind of kinds) {
+    queueDepth.labels(kind).set(0);
+    jobsActive.labels(kind).set(0);
+  }
+  for (const row of live) {
+    (row.status === 'queued' ? queueDepth : jobsActive).labels(row.kind).set(Number(row.n));
+  }
+}
 
 export async function systemRoutes(app: FastifyInstance) {
   const { store, redis } = app.services;
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const duration = new Histogram({
-    name: 'unfurl_http_request_duration_seconds',
-    help: 'HTTP request duration by route and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    duration
-      .labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode))
-      .observe(reply.elapsedTime / 1000);
-  });
 
   app.get(
     '/health',
@@ -67,7 +134,14 @@ export async function systemRoutes(app: FastifyInstance) {
   );
 
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
+    const kinds = app.services.jobs.registry.all().map((k) => k.kind);
+    try {
+      await refreshJobGauges(store.db, kinds);
+    } catch (err) {
+      // The other metrics are still worth answering; the gauges keep their last values.
+      app.log.warn({ err }, 'metrics: reading job counts failed');
+    }
+    reply.type(metricsRegistry.contentType);
+    return metricsRegistry.metrics();
   });
 }

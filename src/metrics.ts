@@ -1,0 +1,72 @@
+// Process-wide Prometheus metrics. One registry per process (Prometheus scrapes processes), so code
+// far from HTTP — the ledger, upstream clients — counts into the same place /metrics answers from.
+// Counters live in the process that did the work: in the distributed deployment credits settled
+// and upstream failures of jobs are counted by the worker that ran them.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+export const httpRequests = new Counter({
+  name: 'unfurl_http_requests_total',
+  help: 'HTTP requests answered, by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'unfurl_http_request_duration_seconds',
+  help: 'HTTP request duration by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metricsRegistry],
+});
+
+export const httpErrors = new Counter({
+  name: 'unfurl_http_errors_total',
+  help: 'Error answers by error code (the `error` field of the body) and route template',
+  labelNames: ['code', 'route'] as const,
+  registers: [metricsRegistry],
+});
+
+export const creditsSpent = new Counter({
+  name: 'unfurl_credits_spent_total',
+  help: 'Credits settled (charged), by source: a synchronous request or a finished job',
+  labelNames: ['source'] as const,
+  registers: [metricsRegistry],
+});
+
+export const upstreamErrors = new Counter({
+  name: 'unfurl_upstream_errors_total',
+  help: 'Platform calls that failed after every retry (answered 502 upstream_error), by platform',
+  labelNames: ['platform'] as const,
+  registers: [metricsRegistry],
+});
+
+export const upstreamFailedAttempts = new Counter({
+  name: 'unfurl_upstream_failed_attempts_total',
+  help: 'Single platform attempts that failed or were blocked (each may be retried), by platform',
+  labelNames: ['platform'] as const,
+  registers: [metricsRegistry],
+});
+
+export const jobsByState = new Gauge({
+  name: 'unfurl_jobs',
+  help: 'Jobs in the jobs table by state (read at scrape time)',
+  labelNames: ['state'] as const,
+  registers: [metricsRegistry],
+});
+
+export const queueDepth = new Gauge({
+  name: 'unfurl_queue_depth',
+  help: 'Jobs waiting to run (status queued) by queue (read at scrape time)',
+  labelNames: ['queue'] as const,
+  registers: [metricsRegistry],
+});
+
+export const jobsActive = new Gauge({
+  name: 'unfurl_jobs_active',
+  help: 'Jobs running now by queue (read at scrape time)',
+  labelNames: ['queue'] as const,
+  registers: [metricsRegistry],
+});
