@@ -1,0 +1,223 @@
+// HTTP for the client: URL and query building, bearer auth, JSON in and out, the API's error body
+// turned into UnfurlError, and retries of 429 answers (Retry-After first, else exponential backoff).
+import { codeForStatus, UnfurlError } from './errors.js';
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 4; 0 turns retrying off). */
+  maxRetries?: number;
+  /** First backoff when the answer has no Retry-After (default 1000 ms; doubled each retry). */
+  baseDelayMs?: number;
+  /**
+   * Longest single wait (default 60 000 ms). A Retry-After longer than this is not waited out: the
+   * 429 is thrown at once, with its `retryAfterMs`.
+   */
+  maxDelayMs?: number;
+}
+
+export interface TransportOptions {
+  /** e.g. `http://127.0.0.1:8080` (a trailing slash is fine). */
+  baseUrl: string;
+  /** An API key (`uf_…`) or a session token (`uf_sess_…`); optional for public routes. */
+  apiKey?: string | null;
+  retry?: RetryOptions;
+  /** Time limit of one HTTP attempt in milliseconds (default none). */
+  timeoutMs?: number;
+  /** Another fetch (a proxy agent, instrumentation); defaults to the global one. */
+  fetch?: typeof fetch;
+  /** Sent with every request. */
+  headers?: Record<string, string>;
+}
+
+export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
+
+export interface RequestSpec {
+  method: string;
+  /** Path with its parameters already filled in. */
+  path: string;
+  query?: object;
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** What the last answer said about credits (from X-Credits-* headers), when it said anything. */
+export interface CreditHeaders {
+  charged: number | null;
+  held: number | null;
+  remaining: number | null;
+}
+
+export interface Answer<T> {
+  status: number;
+  body: T;
+  requestId: string | null;
+  credits: CreditHeaders;
+}
+
+const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 4, baseDelayMs: 1000, maxDelayMs: 60_000 };
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function appendQuery(url: URL, query: object | undefined) {
+  if (!query) return;
+  for (const [name, value] of Object.entries(query as Record<string, QueryValue>)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) for (const v of value) url.searchParams.append(name, String(v));
+    else url.searchParams.set(name, String(value));
+  }
+}
+
+const numberHeader = (headers: Headers, name: string) => {
+  const v = headers.get(name);
+  return v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v);
+};
+
+export class Transport {
+  readonly baseUrl: string;
+  apiKey: string | null;
+  private readonly retry: Required<RetryOptions>;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number | undefined;
+  private readonly headers: Record<string, string>;
+
+  constructor(options: TransportOptions) {
+    if (!options.baseUrl) throw new TypeError('baseUrl is required');
+    const base = new URL(options.baseUrl);
+    this.baseUrl = base.toString().replace(/\/+$/, '');
+    this.apiKey = options.apiKey ?? null;
+    this.retry = { ...DEFAULT_RETRY, ...stripUndefined(options.retry ?? {}) };
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.timeoutMs = options.timeoutMs;
+    this.headers = options.headers ?? {};
+  }
+
+  url(path: string, query?: object): URL {
+    const url = new URL(this.baseUrl + path);
+    appendQuery(url, query);
+    return url;
+  }
+
+  async request<T>(spec: RequestSpec): Promise<Answer<T>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once<T>(spec);
+      } catch (err) {
+        if (!(err instanceof UnfurlError) || err.code !== 'rate_limited') throw err;
+        if (attempt >= this.retry.maxRetries) throw err;
+        const wait = err.retryAfterMs ?? this.retry.baseDelayMs * 2 ** attempt;
+        if (err.retryAfterMs !== null && wait > this.retry.maxDelayMs) throw err;
+        await sleep(Math.min(wait, this.retry.maxDelayMs), spec.signal);
+      }
+    }
+  }
+
+  private async once<T>(spec: RequestSpec): Promise<Answer<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...spec.headers };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(spec.body);
+    }
+    const signals = [spec.signal, this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.fetchImpl(this.url(spec.path, spec.query), {
+        method: spec.method,
+        headers,
+        body,
+        signal,
+      });
+      text = await res.text();
+    } catch (err) {
+      // The caller's own abort is passed on as it is, like fetch does.
+      if (spec.signal?.aborted) throw spec.signal.reason;
+      const timedOut = (err as Error)?.name === 'TimeoutError';
+      throw new UnfurlError({
+        code: 'network_error',
+        status: 0,
+        message: timedOut
+          ? `No answer from ${this.baseUrl} within ${this.timeoutMs} ms`
+          : `Cannot reach ${this.baseUrl}: ${describeCause(err)}`,
+        cause: err,
+      });
+    }
+    const requestId = res.headers.get('x-request-id');
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (res.status >= 400) throw errorFrom(res, parsed, text, requestId);
+    if (parsed === undefined) {
+      throw new UnfurlError({
+        code: 'invalid_response',
+        status: res.status,
+        message: `Expected JSON from ${spec.method} ${spec.path}, got ${res.headers.get('content-type') ?? 'no content type'}`,
+        details: text.slice(0, 200),
+        requestId,
+      });
+    }
+    return {
+      status: res.status,
+      body: parsed as T,
+      requestId,
+      credits: {
+        charged: numberHeader(res.headers, 'x-credits-charged'),
+        held: numberHeader(res.headers, 'x-credits-held'),
+        remaining: numberHeader(res.headers, 'x-credits-remaining'),
+      },
+    };
+  }
+}
+
+function errorFrom(res: Response, parsed: unknown, text: string, requestId: string | null): UnfurlError {
+  const body = (parsed && typeof parsed === 'object' ? parsed : {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  return new UnfurlError({
+    code: str(body.error) ?? codeForStatus(res.status),
+    status: res.status,
+    message: str(body.message) ?? `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`,
+    details: str(body.details),
+    documentationUrl: str(body.documentationUrl),
+    requestId,
+    retryAfterMs: res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : null,
+  });
+}
+
+function describeCause(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,446 @@
+// The shapes the API answers and accepts (interface spec + DESIGN §4). Timestamps of our own are Unix
+// milliseconds; fields a platform may not expose are null.
+
+export type JobStatus = 'queued' | 'active' | 'completed' | 'failed';
+
+// ---- accounts, keys, credits ----
+
+export interface Credentials {
+  email: string;
+  password: string;
+}
+
+export interface Registration {
+  accountId: string;
+  email: string;
+  /** The first API key; shown only in this answer. */
+  apiKey: string;
+  keyId: string;
+  credits: number;
+}
+
+export interface Session {
+  accountId: string;
+  email: string;
+  /** A `uf_sess_…` token usable as the bearer for 24 hours. */
+  token: string;
+  expiresAt: number;
+}
+
+export interface CreatedKey {
+  id: string;
+  name: string;
+  /** The secret; shown only in this answer. */
+  key: string;
+  prefix: string;
+  createdAt: number;
+}
+
+export interface KeySummary {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface RevokedKey {
+  id: string;
+  revoked: boolean;
+  revokedAt: number;
+}
+
+export interface Account {
+  id: string;
+  email: string;
+  credits: number;
+  createdAt: number;
+  webhookSecret: string;
+}
+
+export type TransactionType =
+  | 'grant'
+  | 'purchase'
+  | 'settled'
+  | 'hold'
+  | 'release'
+  | 'clawback'
+  | (string & {});
+
+export interface CreditTransaction {
+  id: string;
+  amount: number;
+  type: TransactionType;
+  description: string;
+  job_id: string | null;
+  created_at: number;
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+  total: number;
+}
+
+export interface UsagePage extends Page {
+  transactions: CreditTransaction[];
+}
+
+export interface UsageQuery {
+  limit?: number;
+  offset?: number;
+  type?: TransactionType;
+}
+
+export interface CreditPackage {
+  id: string;
+  credits: number;
+  priceUsd: string;
+}
+
+export interface Checkout {
+  id: string;
+  checkoutUrl: string;
+  packageId: string;
+  credits: number;
+  priceUsd: string;
+}
+
+// ---- jobs ----
+
+export interface JobAccepted {
+  jobId: string;
+}
+
+export interface JobSummary {
+  id: string;
+  /** The job's kind: transcript, transcript_batch, video_batch, ocr, describe, extract, crawl. */
+  queue: string;
+  status: JobStatus;
+  createdAt: number;
+  completedAt: number | null;
+  durationMs: number | null;
+  error: string | null;
+  attempts: number;
+  maxAttempts: number;
+  credits: number;
+}
+
+export interface Job extends JobSummary {
+  result: unknown;
+}
+
+export interface JobsPage extends Page {
+  jobs: JobSummary[];
+}
+
+export interface JobsQuery {
+  status?: JobStatus;
+  limit?: number;
+  offset?: number;
+}
+
+/** Every job-creating body may name a webhook called when the job ends. */
+export interface WithWebhook {
+  webhookUrl?: string;
+}
+
+// ---- transcripts and the video-sharing platform ----
+
+export interface TranscriptChunk {
+  text: string;
+  offset: number;
+  duration: number;
+  lang: string;
+}
+
+export interface Transcript {
+  content: string | TranscriptChunk[];
+  lang: string;
+  availableLangs: string[];
+}
+
+export type TranscriptMode = 'native' | 'auto' | 'generate';
+
+export interface TranscriptOptions {
+  lang?: string;
+  /** One string instead of chunks. */
+  text?: boolean;
+  /** Most characters per chunk (50–10000). */
+  chunkSize?: number;
+  mode?: TranscriptMode;
+}
+
+export interface TranscriptQuery extends TranscriptOptions {
+  url: string;
+}
+
+/** The platform twin takes exactly one of url, videoId or id. */
+export interface VidsiteTranscriptQuery extends TranscriptOptions {
+  url?: string;
+  videoId?: string;
+  id?: string;
+}
+
+export interface TranscriptPoll {
+  status: JobStatus;
+  data: Transcript | null;
+  error: string | null;
+}
+
+export interface VideoMetadata {
+  id: string;
+  title: string | null;
+  description: string | null;
+  duration: number | null;
+  channel: { id: string | null; name: string | null } | null;
+  tags: string[] | null;
+  thumbnail: string | null;
+  uploadDate: string | null;
+  viewCount: number | null;
+  likeCount: number | null;
+  isLive: boolean | null;
+  transcriptLanguages: string[] | null;
+}
+
+export interface ChannelMetadata {
+  id: string;
+  name: string | null;
+  handle: string | null;
+  description: string | null;
+  url: string | null;
+  subscriberCount: number | null;
+  videoCount: number | null;
+  viewCount: number | null;
+  thumbnail: string | null;
+  banner: string | null;
+}
+
+export interface VideoIdLists {
+  videoIds: string[];
+  shortIds: string[];
+  liveIds: string[];
+}
+
+export interface Comment {
+  id: string;
+  text: string;
+  author: { name: string | null; channelId: string | null; thumbnail: string | null };
+  likeCount: number | null;
+  replyCount: number | null;
+  publishedAt: string | null;
+  isPinned: boolean;
+  isHearted: boolean;
+}
+
+export interface CommentsQuery {
+  id: string;
+  limit?: number;
+  sort?: 'top' | 'newest';
+}
+
+export interface ChannelVideosQuery {
+  id: string;
+  type?: 'all' | 'video' | 'short' | 'live';
+  limit?: number;
+}
+
+export interface PlaylistVideosQuery {
+  id: string;
+  limit?: number;
+}
+
+/** Exactly one of videoIds, playlistId or channelId. */
+export interface VideoBatchBody extends WithWebhook {
+  videoIds?: string[];
+  playlistId?: string;
+  channelId?: string;
+  limit?: number;
+}
+
+export interface TranscriptBatchBody extends VideoBatchBody {
+  lang?: string;
+  text?: boolean;
+  chunkSize?: number;
+}
+
+export interface BatchResult {
+  videoId: string;
+  transcript?: Transcript;
+  video?: VideoMetadata;
+  error?: string;
+  message?: string;
+}
+
+export interface BatchPoll {
+  status: JobStatus;
+  results: BatchResult[];
+  stats: { total: number; succeeded: number; failed: number };
+  completedAt: number | null;
+  error: string | null;
+  /** Present while more results remain: the URL of the next slice (`?skip=N`). */
+  next?: string;
+}
+
+// ---- microblog ----
+
+export interface MicroblogPost {
+  id: string;
+  url: string;
+  text: string | null;
+  author: {
+    username: string | null;
+    displayName: string | null;
+    profileImageUrl: string | null;
+    verified: boolean | null;
+  } | null;
+  stats: {
+    likes: number | null;
+    retweets: number | null;
+    replies: number | null;
+    views: number | null;
+    bookmarks: number | null;
+  } | null;
+  createdAt: string | null;
+  media: { type: string; url: string }[] | null;
+  quotedTweet: {
+    id: string | null;
+    text: string | null;
+    author: { username: string | null; displayName: string | null } | null;
+  } | null;
+}
+
+// ---- web ----
+
+export interface ScrapedPage {
+  url: string;
+  content: string;
+  name: string | null;
+  description: string | null;
+  ogUrl: string | null;
+  ogImage?: string | null;
+  countCharacters: number;
+  urls: string[];
+}
+
+export interface ScrapeQuery {
+  url: string;
+  noLinks?: boolean;
+  /** Preferred language (BCP 47), sent as Accept-Language. */
+  lang?: string;
+  render?: 'auto' | 'always' | 'never';
+}
+
+export interface MapQuery {
+  url: string;
+  limit?: number;
+  sitemap?: 'include' | 'skip' | 'only';
+}
+
+export interface LinkMap {
+  urls: string[];
+}
+
+export interface CrawlBody extends WithWebhook {
+  url: string;
+  limit?: number;
+  maxDepth?: number;
+  includePaths?: string[];
+  excludePaths?: string[];
+  allowSubdomains?: boolean;
+  entireDomain?: boolean;
+}
+
+export interface CrawlPoll {
+  status: JobStatus;
+  pages: ScrapedPage[];
+  /** Pages scraped so far. */
+  total: number;
+  failures: { url: string; error?: string; message?: string; status?: number }[];
+  error: string | null;
+  next?: string;
+}
+
+// ---- video AI ----
+
+export interface OcrBody extends WithWebhook {
+  url: string;
+  format?: 'json' | 'text' | 'srt' | 'vtt';
+}
+
+export interface OcrSegment {
+  text: string;
+  startMs: number;
+  endMs: number;
+}
+
+export interface OcrPoll {
+  /** `pending` while queued. */
+  status: 'pending' | JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  durationMs: number | null;
+  error: string | null;
+  text: OcrSegment[] | null;
+  format: string;
+  content: string | null;
+}
+
+export interface DescribeBody extends WithWebhook {
+  url: string;
+  mode?: 'describe' | 'ocr';
+  prompt?: string;
+  /** 1–20 */
+  maxFrames?: number;
+  /** 64–2048 */
+  maxResolution?: number;
+  includeTranscript?: boolean;
+}
+
+export interface DescribeResult {
+  description?: string;
+  frames?: ({ timeMs: number } & Record<string, unknown>)[];
+  transcript?: unknown;
+  [key: string]: unknown;
+}
+
+export interface DescribePoll {
+  status: JobStatus;
+  data: DescribeResult | null;
+  error: string | null;
+}
+
+/** At least one of prompt and schema. */
+export interface ExtractBody extends WithWebhook {
+  url: string;
+  prompt?: string;
+  schema?: Record<string, unknown>;
+}
+
+export interface ExtractPoll {
+  status: JobStatus;
+  data: Record<string, unknown> | null;
+  schema: Record<string, unknown> | null;
+  error: { error: string; message: string; details: string | null } | null;
+}
+
+// ---- system ----
+
+export interface Health {
+  status: string;
+  [key: string]: unknown;
+}
+
+/** Poll answers by job kind (the kind is the job summary's `queue`). */
+export interface PollAnswers {
+  transcript: TranscriptPoll;
+  transcript_batch: BatchPoll;
+  video_batch: BatchPoll;
+  ocr: OcrPoll;
+  describe: DescribePoll;
+  extract: ExtractPoll;
+  crawl: CrawlPoll;
+}
+
+export type JobKind = keyof PollAnswers;
