@@ -93,6 +93,8 @@ export interface ProbeResult {
   height: number | null;
   /** Frames per second of the first video stream. */
   fps: number | null;
+  /** Degrees the player turns the picture (phone videos); ffmpeg applies it when decoding. */
+  rotation?: number;
 }
 
 interface ProbeJson {
@@ -104,6 +106,8 @@ interface ProbeJson {
     duration?: string;
     avg_frame_rate?: string;
     disposition?: { attached_pic?: number };
+    tags?: { rotate?: string };
+    side_data_list?: Array<{ rotation?: number }>;
   }>;
 }
 
@@ -129,7 +133,24 @@ export function parseProbe(json: ProbeJson): ProbeResult {
     width: video?.width ?? null,
     height: video?.height ?? null,
     fps: rate(video?.avg_frame_rate),
+    rotation: rotationOf(video),
   };
+}
+
+function rotationOf(video: NonNullable<ProbeJson['streams']>[number] | undefined): number {
+  const raw =
+    video?.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation ??
+    Number(video?.tags?.rotate ?? 0);
+  const deg = Number.isFinite(raw) ? Math.round(raw) : 0;
+  return ((deg % 360) + 360) % 360;
+}
+
+/** Width and height of the decoded picture after ffmpeg's automatic rotation. */
+export function displaySize(p: ProbeResult): { width: number; height: number } | null {
+  if (!p.width || !p.height) return null;
+  return p.rotation === 90 || p.rotation === 270
+    ? { width: p.height, height: p.width }
+    : { width: p.width, height: p.height };
 }
 
 /** Duration and streams of a media file; a file ffprobe cannot read is a 400 naming `url`. */
@@ -146,5 +167,72 @@ export async function probe(file: string, options: RunOptions = {}): Promise<Pro
       throw new AppError('invalid_request', 'The URL does not point to a media file that can be read', 'url');
     }
     throw err;
+  }
+}
+
+export interface StreamOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs a tool and yields its stdout as it comes (frames piped out); reading slowly pauses the tool
+ * (the pipe fills), so memory stays bounded. Leaving the loop early kills the tool. A non-zero exit,
+ * a timeout or an abort is thrown from the loop.
+ */
+export async function* streamTool(
+  binary: string,
+  args: readonly string[],
+  options: StreamOptions = {},
+): AsyncGenerator<Buffer> {
+  const { timeoutMs = 10 * 60_000, signal } = options;
+  if (signal?.aborted) throw signal.reason;
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let failure: Error | null = null;
+  const stop = (err: Error) => {
+    failure ??= err;
+    child.kill('SIGKILL');
+  };
+  const timer = setTimeout(
+    () => stop(new AppError('internal_error', `${binary} took longer than ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  const onAbort = () => stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+  });
+  const closed = new Promise<number | null>((resolve) => {
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      stop(
+        err.code === 'ENOENT'
+          ? new AppError('internal_error', `${binary} is not installed (apt-get install ffmpeg)`)
+          : err,
+      );
+      resolve(null);
+    });
+    child.on('close', (code) => resolve(code));
+  });
+  let finished = false;
+  try {
+    for await (const chunk of child.stdout) {
+      if (failure) break;
+      yield chunk as Buffer;
+    }
+    const code = await closed;
+    finished = true;
+    if (failure) throw failure;
+    if (code !== 0) {
+      const last = stderr.trim().split('\n').slice(-3).join(' | ');
+      throw new MediaToolError(`${binary} exited with ${code}: ${last}`, stderr);
+    }
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    if (!finished) {
+      child.kill('SIGKILL');
+      await closed;
+    }
   }
 }

@@ -1,0 +1,170 @@
+// Generates short test videos with ffmpeg (lavfi sources + drawtext) whose on-screen text is known:
+// captions at known times in several fonts, colours, positions and styles over moving backgrounds,
+// a static logo and a scrolling ticker. OCR tests and the bench score their output against `truth`.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+const FONT_DIR = '/usr/share/fonts/truetype/dejavu';
+export const FONTS = {
+  sans: `${FONT_DIR}/DejaVuSans.ttf`,
+  sansBold: `${FONT_DIR}/DejaVuSans-Bold.ttf`,
+  serif: `${FONT_DIR}/DejaVuSerif.ttf`,
+  serifBold: `${FONT_DIR}/DejaVuSerif-Bold.ttf`,
+  mono: `${FONT_DIR}/DejaVuSansMono.ttf`,
+  monoBold: `${FONT_DIR}/DejaVuSansMono-Bold.ttf`,
+} as const;
+
+export type FontName = keyof typeof FONTS;
+
+export interface DrawnText {
+  text: string;
+  /** Shown from/until (seconds); absent → the whole video. */
+  startSec?: number;
+  endSec?: number;
+  font?: FontName;
+  size?: number;
+  /** An ffmpeg colour (`white`, `yellow`, `0x202020`). */
+  color?: string;
+  /** ffmpeg drawtext expressions (w, h, tw, th, t available). Default: centred near the bottom. */
+  x?: string;
+  y?: string;
+  /** `box`: on an opaque box; `outline`: with a dark border; `plain`: nothing around it. */
+  style?: 'box' | 'outline' | 'plain';
+  boxColor?: string;
+  /** Pixels per second the text moves leftwards, wrapping (a ticker). */
+  scrollPxPerSec?: number;
+}
+
+export type Background = 'testsrc2' | 'mandelbrot' | 'gradients' | { color: string };
+
+export interface VideoSpec {
+  durationSec: number;
+  width?: number;
+  height?: number;
+  fps?: number;
+  background: Background;
+  texts: DrawnText[];
+  /** Add a sine-tone audio track. */
+  audio?: boolean;
+}
+
+/** A caption the OCR must recover: its text and when it is on screen (ms). */
+export interface TruthCaption {
+  text: string;
+  startMs: number;
+  endMs: number;
+}
+
+function backgroundSource(bg: Background, w: number, h: number, fps: number, dur: number): string {
+  if (typeof bg === 'object') return `color=c=${bg.color}:s=${w}x${h}:r=${fps}:d=${dur}`;
+  // testsrc2 draws a running timecode in its top-left corner: real text we do not want in the
+  // background, so it is rendered taller and cropped below the timecode.
+  if (bg === 'testsrc2') return `testsrc2=s=${w}x${h + 80}:r=${fps}:d=${dur},crop=${w}:${h}:0:80`;
+  if (bg === 'mandelbrot') return `mandelbrot=s=${w}x${h}:r=${fps},trim=duration=${dur}`;
+  return `gradients=s=${w}x${h}:r=${fps}:d=${dur}:speed=0.05`;
+}
+
+function drawtext(t: DrawnText, textFile: string): string {
+  const style = t.style ?? 'plain';
+  const parts = [
+    `fontfile=${FONTS[t.font ?? 'sans']}`,
+    `textfile=${textFile}`,
+    'expansion=none',
+    `fontsize=${t.size ?? 28}`,
+    `fontcolor=${t.color ?? 'white'}`,
+    `x=${t.scrollPxPerSec ? `'w-mod(t*${t.scrollPxPerSec}\\,w+tw)'` : `'${t.x ?? '(w-tw)/2'}'`}`,
+    `y='${t.y ?? 'h-th-30'}'`,
+  ];
+  if (style === 'box') parts.push('box=1', `boxcolor=${t.boxColor ?? 'black@0.85'}`, 'boxborderw=8');
+  if (style === 'outline') parts.push('borderw=3', 'bordercolor=black');
+  if (t.startSec !== undefined || t.endSec !== undefined) {
+    parts.push(`enable='between(t\\,${t.startSec ?? 0}\\,${t.endSec ?? 1e9})'`);
+  }
+  return `drawtext=${parts.join(':')}`;
+}
+
+/** Writes `<dir>/<name>.mp4` (H.264, yuv420p) and returns its path. */
+export async function generateVideo(dir: string, name: string, spec: VideoSpec): Promise<string> {
+  const { durationSec: dur, width = 640, height = 360, fps = 25 } = spec;
+  const filters: string[] = [];
+  for (const [i, t] of spec.texts.entries()) {
+    const file = path.join(dir, `${name}-text${i}.txt`);
+    await writeFile(file, t.text);
+    filters.push(drawtext(t, file));
+  }
+  const graph = [
+    backgroundSource(spec.background, width, height, fps, dur),
+    ...filters,
+    'format=yuv420p',
+  ].join(',');
+  const out = path.join(dir, `${name}.mp4`);
+  const args = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', graph];
+  if (spec.audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:duration=${dur}`);
+  args.push('-t', String(dur), '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20');
+  if (spec.audio) args.push('-c:a', 'aac', '-shortest');
+  args.push(out);
+  await run('ffmpeg', args, { timeout: 300_000 });
+  return out;
+}
+
+/** The timed captions of a spec (texts with a start or an end, not scrolling). */
+export function truthOf(spec: VideoSpec): TruthCaption[] {
+  return spec.texts
+    .filter((t) => !t.scrollPxPerSec && (t.startSec !== undefined || t.endSec !== undefined))
+    .map((t) => ({
+      text: t.text,
+      startMs: Math.round((t.startSec ?? 0) * 1000),
+      endMs: Math.round(Math.min(t.endSec ?? spec.durationSec, spec.durationSec) * 1000),
+    }));
+}
+
+const STYLES: Array<Pick<DrawnText, 'font' | 'color' | 'style' | 'y' | 'size' | 'boxColor'>> = [
+  { font: 'sans', color: 'white', style: 'outline', y: 'h-th-30', size: 30 },
+  { font: 'serif', color: 'yellow', style: 'box', y: 'h-th-40', size: 28 },
+  { font: 'monoBold', color: 'black', style: 'box', boxColor: 'white@0.9', y: '(h-th)/2', size: 26 },
+  { font: 'sansBold', color: 'white', style: 'plain', y: '40', size: 30 },
+  { font: 'serifBold', color: '0x00ffff', style: 'outline', y: 'h-th-60', size: 32 },
+];
+
+const WORDS = [
+  'Welcome to the spring sale',
+  'Prices start at 49 dollars',
+  'Order before Friday noon',
+  'Free shipping on all orders',
+  'Call our team today',
+  'Visit the nearest store',
+  'New colours every week',
+  'Quality you can trust',
+  'Thank you for watching',
+  'Subscribe for more videos',
+  'Recipe number seven',
+  'Mix flour with warm water',
+  'Bake for twenty minutes',
+  'Serve with fresh berries',
+];
+
+/**
+ * A long video of captions for the bench: a new caption every `everySec` seconds (shown for most of
+ * that time, then a gap with no text), cycling fonts, colours and styles, over a moving background.
+ */
+export function captionedSpec(
+  durationSec: number,
+  options: { everySec?: number; background?: Background } = {},
+): VideoSpec {
+  const every = options.everySec ?? 6;
+  const texts: DrawnText[] = [];
+  for (let i = 0, t = 1; t + 2 < durationSec; i++, t += every) {
+    const style = STYLES[i % STYLES.length]!;
+    texts.push({
+      ...style,
+      text: `${WORDS[i % WORDS.length]!} ${i + 1}`,
+      startSec: t,
+      endSec: Math.min(t + every - 1.5, durationSec),
+    });
+  }
+  return { durationSec, background: options.background ?? 'mandelbrot', texts };
+}
