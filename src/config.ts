@@ -66,6 +66,15 @@ export interface Config {
   };
   readonly browser: { readonly chromiumPath: string; readonly poolSize: number };
   readonly crawl: { readonly concurrency: number; readonly perHostConcurrency: number };
+  /** Media files downloaded for speech recognition, OCR, describe and extract. */
+  readonly media: {
+    /** Largest file fetched (bigger → 413 payload_too_large). */
+    readonly maxBytes: number;
+    /** The whole download, from the first byte asked to the last written. */
+    readonly timeoutMs: number;
+  };
+  /** The microblog's web GraphQL (all stats); unset: its public syndication answer only. */
+  readonly microblog: { readonly webBearerToken: string | null };
 }
 
 export class ConfigError extends Error {
@@ -228,6 +237,11 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: int(env, 'UNFURL_CRAWL_CONCURRENCY', 8, 1, 256),
       perHostConcurrency: int(env, 'UNFURL_CRAWL_HOST_CONCURRENCY', 4, 1, 256),
     },
+    media: {
+      maxBytes: int(env, 'UNFURL_MEDIA_MAX_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+      timeoutMs: int(env, 'UNFURL_MEDIA_TIMEOUT_MS', 10 * 60_000, 1000, 6 * 3_600_000),
+    },
+    microblog: { webBearerToken: str(env, 'UNFURL_X_BEARER_TOKEN') },
   };
   return Object.freeze(config);
 }

@@ -12,6 +12,7 @@ import { checkoutPageRoutes } from './routes/checkout-page.js';
 import { creditRoutes } from './routes/credits.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
+import { microblogRoutes } from './routes/microblog.js';
 import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { registerRequestObservability, systemRoutes } from './routes/system.js';
@@ -86,6 +87,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         { name: 'Credits', description: 'Balance, usage history and purchases' },
         { name: 'Jobs', description: 'Asynchronous jobs: list, status and results' },
         { name: 'Videos', description: 'Transcripts, video and channel metadata, listings, comments' },
+        { name: 'Posts', description: 'Microblog post metadata' },
         { name: 'Web', description: 'Web pages as Markdown, site maps and crawls' },
         { name: 'System', description: 'Health and readiness' },
       ],
@@ -110,6 +112,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(vidsiteRoutes);
   await app.register(vidsiteListRoutes);
   await app.register(vidsiteBatchRoutes);
+  await app.register(microblogRoutes);
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -8,6 +8,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Collect stdout (frames piped out, ffprobe JSON) up to this many bytes (default 0: discarded). */
   maxStdoutBytes?: number;
+  /** Extra environment variables for the tool (e.g. OMP_THREAD_LIMIT for tesseract). */
+  env?: Record<string, string>;
 }
 
 export interface RunResult {
@@ -29,7 +31,8 @@ export function runTool(
   const { timeoutMs = 10 * 60_000, signal, maxStdoutBytes = 0 } = options;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = options.env ? { ...process.env, ...options.env } : process.env;
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = '';
@@ -55,11 +58,7 @@ export function runTool(
       stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
     child.on('error', (err: NodeJS.ErrnoException) => {
-      stop(
-        err.code === 'ENOENT'
-          ? new AppError('internal_error', `${binary} is not installed (apt-get install ffmpeg)`)
-          : err,
-      );
+      stop(err.code === 'ENOENT' ? new AppError('internal_error', notInstalled(binary)) : err);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -72,6 +71,11 @@ export function runTool(
       resolve({ stdout: Buffer.concat(out), stderr });
     });
   });
+}
+
+function notInstalled(binary: string): string {
+  const pkg = binary.includes('tesseract') ? 'tesseract-ocr tesseract-ocr-eng' : 'ffmpeg';
+  return `${binary} is not installed (apt-get install ${pkg})`;
 }
 
 /** The tool ran and refused the input (not a media file, no such stream, …). */
@@ -205,11 +209,7 @@ export async function* streamTool(
   });
   const closed = new Promise<number | null>((resolve) => {
     child.on('error', (err: NodeJS.ErrnoException) => {
-      stop(
-        err.code === 'ENOENT'
-          ? new AppError('internal_error', `${binary} is not installed (apt-get install ffmpeg)`)
-          : err,
-      );
+      stop(err.code === 'ENOENT' ? new AppError('internal_error', notInstalled(binary)) : err);
       resolve(null);
     });
     child.on('close', (code) => resolve(code));

@@ -1,0 +1,161 @@
+// Decides which sampled frames need OCR. Overlaid text (captions, logos, lower thirds) is made of sharp
+// edges that stay put while the picture under it moves, so each frame is reduced to its "stable edges":
+// edge pixels that are also edges, with about the same brightness, in the previous or the next sampled
+// frame. A moving background drops out; a caption that appears, changes or goes changes that map. A
+// frame is OCR'd only when its map differs from the map of the last frame that was OCR'd.
+//
+// Checking both neighbours means a caption counts from its first sampled frame (it is stable with the
+// next one) to its last (stable with the previous one); text shown on a single sampled frame only
+// (under 2 intervals) is not seen as stable, and is caught only if another change makes that frame OCR'd.
+import type { GrayFrame } from '../frames.js';
+
+export interface ChangeOptions {
+  /** Width frames are reduced to before comparing (default 320). */
+  analysisWidth?: number;
+  /** Gradient (0–510) above which a pixel is an edge (default 60). */
+  edgeThreshold?: number;
+  /** Brightness difference (0–255) within which a pixel is "the same" in two frames (default 14). */
+  stableThreshold?: number;
+  /** A map differs when more than this share of its edge pixels moved… (default 0.12) */
+  changedShare?: number;
+  /** …and at least this many pixels did, at the analysis width (default 25). */
+  minChangedPixels?: number;
+}
+
+interface Small {
+  w: number;
+  h: number;
+  px: Uint8Array;
+  edges: Uint8Array;
+}
+
+/** Box-filtered reduction to `targetW` wide (integer factor), keeping the aspect ratio. */
+function reduce(frame: GrayFrame, targetW: number): { w: number; h: number; px: Uint8Array } {
+  const f = Math.max(1, Math.floor(frame.width / targetW));
+  const w = Math.floor(frame.width / f);
+  const h = Math.floor(frame.height / f);
+  const px = new Uint8Array(w * h);
+  const area = f * f;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      let sum = 0;
+      for (let dy = 0; dy < f; dy++) {
+        const row = (y * f + dy) * frame.width + x * f;
+        for (let dx = 0; dx < f; dx++) sum += frame.data[row + dx]!;
+      }
+      px[y * w + x] = Math.round(sum / area);
+    }
+  }
+  return { w, h, px };
+}
+
+function edgeMap(w: number, h: number, px: Uint8Array, threshold: number): Uint8Array {
+  const edges = new Uint8Array(w * h);
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      const i = y * w + x;
+      const g = Math.abs(px[i + 1]! - px[i - 1]!) + Math.abs(px[i + w]! - px[i - w]!);
+      if (g > threshold) edges[i] = 1;
+    }
+  }
+  return edges;
+}
+
+/** 3×3 dilation, so a one-pixel wobble (compression noise, scaling) is not a change. */
+function dilate(map: Uint8Array, w: number, h: number): Uint8Array {
+  const out = new Uint8Array(map.length);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (!map[y * w + x]) continue;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= h) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx >= 0 && xx < w) out[yy * w + xx] = 1;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+export interface FrameVerdict {
+  /** The frame this verdict is about (one behind the newest frame pushed). */
+  frame: GrayFrame;
+  /** True when its text may differ from the last OCR'd frame: OCR it. */
+  changed: boolean;
+  /** Pixels of its stable-edge map (at the analysis width). */
+  stablePixels: number;
+}
+
+/**
+ * Feed frames in order with `push`; each push answers the verdict for the frame before it (it needs
+ * the next frame to judge stability), `finish` answers the last one.
+ */
+export class TextChangeDetector {
+  private readonly opts: Required<ChangeOptions>;
+  private prev: Small | null = null;
+  private cur: { frame: GrayFrame; small: Small } | null = null;
+  private reference: { map: Uint8Array; grown: Uint8Array; count: number } | null = null;
+
+  constructor(options: ChangeOptions = {}) {
+    this.opts = {
+      analysisWidth: options.analysisWidth ?? 320,
+      edgeThreshold: options.edgeThreshold ?? 60,
+      stableThreshold: options.stableThreshold ?? 14,
+      changedShare: options.changedShare ?? 0.12,
+      minChangedPixels: options.minChangedPixels ?? 25,
+    };
+  }
+
+  push(frame: GrayFrame): FrameVerdict | null {
+    const { w, h, px } = reduce(frame, this.opts.analysisWidth);
+    const small: Small = { w, h, px, edges: edgeMap(w, h, px, this.opts.edgeThreshold) };
+    const verdict = this.cur ? this.judge(this.cur.frame, this.cur.small, this.prev, small) : null;
+    this.prev = this.cur?.small ?? null;
+    this.cur = { frame, small };
+    return verdict;
+  }
+
+  finish(): FrameVerdict | null {
+    if (!this.cur) return null;
+    const verdict = this.judge(this.cur.frame, this.cur.small, this.prev, null);
+    this.cur = null;
+    this.prev = null;
+    return verdict;
+  }
+
+  private stableMap(cur: Small, prev: Small | null, next: Small | null): Uint8Array {
+    const map = new Uint8Array(cur.px.length);
+    const t = this.opts.stableThreshold;
+    const sameAs = (o: Small | null, i: number) =>
+      o !== null && o.px.length === cur.px.length && o.edges[i] === 1 && Math.abs(o.px[i]! - cur.px[i]!) <= t;
+    for (let i = 0; i < map.length; i++) {
+      if (cur.edges[i] && (sameAs(prev, i) || sameAs(next, i))) map[i] = 1;
+    }
+    // A video of one frame has no neighbour: all its edges count.
+    if (!prev && !next) map.set(cur.edges);
+    return map;
+  }
+
+  private judge(frame: GrayFrame, cur: Small, prev: Small | null, next: Small | null): FrameVerdict {
+    const map = this.stableMap(cur, prev, next);
+    let count = 0;
+    for (let i = 0; i < map.length; i++) count += map[i]!;
+    const grown = dilate(map, cur.w, cur.h);
+    const ref = this.reference;
+    let changed = true;
+    if (ref && ref.map.length === map.length) {
+      let moved = 0;
+      for (let i = 0; i < map.length; i++) {
+        if (map[i] && !ref.grown[i]) moved++;
+        if (ref.map[i] && !grown[i]) moved++;
+      }
+      const limit = Math.max(this.opts.minChangedPixels, this.opts.changedShare * Math.max(count, ref.count));
+      changed = moved > limit;
+    }
+    if (changed) this.reference = { map, grown, count };
+    return { frame, changed, stablePixels: count };
+  }
+}

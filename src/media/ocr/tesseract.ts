@@ -1,0 +1,137 @@
+// The native `tesseract` CLI, run on batches of images: loading the model costs about as much as
+// reading one frame, so each process reads a list of frames (one model load per batch). TSV output
+// gives each word its box and confidence.
+import { writeFile } from 'node:fs/promises';
+import { runTool } from '../ffmpeg.js';
+import { normaliseText } from './text-similarity.js';
+
+export const tesseractPath = () => process.env.UNFURL_TESSERACT_PATH?.trim() || 'tesseract';
+
+export interface OcrLine {
+  text: string;
+  /** Mean confidence (0–100) of the words kept. */
+  conf: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+export interface TsvOptions {
+  /** Words below this confidence are dropped (default 60). */
+  minWordConf?: number;
+  /** Lines whose kept words average below this are dropped (default 75). */
+  minLineConf?: number;
+}
+
+interface Word {
+  text: string;
+  conf: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+const ALNUM = /[\p{L}\p{N}]/gu;
+
+/** A word worth keeping: confident enough and not just punctuation or a lone stray mark. */
+function isWord(w: Word, minConf: number): boolean {
+  if (w.conf < minConf) return false;
+  const alnum = w.text.match(ALNUM)?.length ?? 0;
+  return alnum >= 1 && alnum * 2 >= [...w.text].length;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * Parses tesseract's TSV into lines per page (page numbers as tesseract counts them, from 1). Noise
+ * that reads like text out of textures is filtered: low-confidence words, and lines that end up
+ * without any word of two or more letters or digits.
+ */
+export function parseTsv(tsv: string, options: TsvOptions = {}): Map<number, OcrLine[]> {
+  const minWordConf = options.minWordConf ?? 60;
+  const minLineConf = options.minLineConf ?? 75;
+  const lines = new Map<string, { page: number; words: Word[] }>();
+  for (const row of tsv.split('\n')) {
+    const cols = row.split('\t');
+    if (cols.length < 12 || cols[0] !== '5') continue;
+    const text = normaliseText(cols.slice(11).join('\t'));
+    if (!text) continue;
+    const [page, block, par, line] = cols.slice(1, 5);
+    const key = `${page}/${block}/${par}/${line}`;
+    const entry = lines.get(key) ?? { page: Number(page), words: [] };
+    entry.words.push({
+      text,
+      conf: Number(cols[10]),
+      left: Number(cols[6]),
+      top: Number(cols[7]),
+      width: Number(cols[8]),
+      height: Number(cols[9]),
+    });
+    lines.set(key, entry);
+  }
+  const pages = new Map<number, OcrLine[]>();
+  for (const { page, words: all } of lines.values()) {
+    const words = all.filter((w) => isWord(w, minWordConf));
+    if (words.length === 0) continue;
+    const conf = words.reduce((s, w) => s + w.conf, 0) / words.length;
+    if (conf < minLineConf) continue;
+    if (!words.some((w) => (w.text.match(ALNUM)?.length ?? 0) >= 2)) continue;
+    // Vertical extent from the median word: one word box swollen by a smudge beside it should not
+    // make the line overlap its neighbours.
+    const left = Math.min(...words.map((w) => w.left));
+    const right = Math.max(...words.map((w) => w.left + w.width));
+    const top = median(words.map((w) => w.top));
+    const bottom = median(words.map((w) => w.top + w.height));
+    const line: OcrLine = {
+      text: words.map((w) => w.text).join(' '),
+      conf,
+      left,
+      top,
+      width: right - left,
+      height: bottom - top,
+    };
+    pages.set(page, [...(pages.get(page) ?? []), line]);
+  }
+  for (const list of pages.values()) list.sort((a, b) => a.top - b.top || a.left - b.left);
+  return pages;
+}
+
+export interface TesseractOptions extends TsvOptions {
+  /** Tesseract language(s), e.g. `eng` or `eng+deu` (default eng). */
+  lang?: string;
+  /** Page segmentation mode; 11 (sparse text) finds captions, logos and tickers anywhere (default 11). */
+  psm?: number;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * OCRs `images` (files tesseract reads: PGM, PNG, JPEG) in one process and answers their lines, in
+ * the same order. `listFile` is where the list of images is written (a scratch path).
+ */
+export async function recogniseBatch(
+  images: readonly string[],
+  listFile: string,
+  options: TesseractOptions = {},
+): Promise<OcrLine[][]> {
+  if (images.length === 0) return [];
+  await writeFile(listFile, `${images.join('\n')}\n`);
+  const { stdout } = await runTool(
+    tesseractPath(),
+    [listFile, 'stdout', '-l', options.lang ?? 'eng', '--psm', String(options.psm ?? 11), 'tsv'],
+    {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? 60_000 + images.length * 10_000,
+      maxStdoutBytes: 8 * 1024 * 1024 + images.length * 256 * 1024,
+      // One thread per process: several processes run side by side, which uses cores better.
+      env: { OMP_THREAD_LIMIT: '1' },
+    },
+  );
+  const pages = parseTsv(stdout.toString('utf8'), options);
+  return images.map((_, i) => pages.get(i + 1) ?? []);
+}

@@ -1,0 +1,157 @@
+// On-screen text of a video: frames sampled at a fixed rate (default 2 per second) and streamed out of
+// ffmpeg; only the frames whose overlaid text may have changed are OCR'd (TextChangeDetector), in
+// batches run by a few tesseract processes side by side; every other frame takes the reading of the
+// last OCR'd frame; the lines are then merged into timed segments.
+import { rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AppError } from '../../errors.js';
+import { type ProbeResult, probe } from '../ffmpeg.js';
+import { type GrayFrame, sampleGrayFrames } from '../frames.js';
+import { type ChangeOptions, TextChangeDetector } from './change-detector.js';
+import { mergeReadings, ocrImages } from './preprocess.js';
+import { buildSegments, type OcrSegment } from './segments.js';
+import { type OcrLine, recogniseBatch, type TesseractOptions } from './tesseract.js';
+
+export interface VideoOcrOptions
+  extends Pick<TesseractOptions, 'lang' | 'psm' | 'minWordConf' | 'minLineConf'> {
+  /** Directory for the frames handed to tesseract (a per-job scratch dir). */
+  scratchDir: string;
+  /** Frames sampled per second (default 2). */
+  fps?: number;
+  /** false: OCR every sampled frame (the naive baseline the bench compares with). Default true. */
+  detectChanges?: boolean;
+  change?: ChangeOptions;
+  /** tesseract processes at once (default: the cores, at most 4). */
+  concurrency?: number;
+  /** Frames per tesseract process (default 6): one model load per batch. */
+  batchSize?: number;
+  /** Longest side of the frames OCR'd (default 1280). */
+  maxSide?: number;
+  signal?: AbortSignal;
+  probed?: ProbeResult;
+  /** Called after each batch with frames OCR'd so far. */
+  onProgress?: (ocrFrames: number, sampledFrames: number) => void;
+}
+
+export interface VideoOcrResult {
+  segments: OcrSegment[];
+  stats: {
+    /** Frames sampled from the video. */
+    sampledFrames: number;
+    /** Frames that went through tesseract. */
+    ocrFrames: number;
+    durationMs: number;
+  };
+}
+
+export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<VideoOcrResult> {
+  const fps = options.fps ?? 2;
+  const intervalMs = 1000 / fps;
+  const probed = options.probed ?? (await probe(file, { signal: options.signal }));
+  if (!probed.hasVideo) throw new AppError('invalid_request', 'The URL has no video stream', 'url');
+  const concurrency = Math.max(1, options.concurrency ?? Math.min(4, os.availableParallelism()));
+  const batchSize = Math.max(1, options.batchSize ?? 6);
+  const detect = options.detectChanges ?? true;
+  const detector = new TextChangeDetector(options.change);
+  // A failing batch stops the others and the decoding.
+  const inner = new AbortController();
+  const onOuterAbort = () => inner.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const signal = inner.signal;
+
+  const readings = new Map<number, OcrLine[]>();
+  /** For every sampled frame, the OCR'd frame whose reading it takes. */
+  const source: number[] = [];
+  type Item = { index: number; images: Array<{ path: string; scale: number }> };
+  let batch: Item[] = [];
+  const running = new Set<Promise<void>>();
+  let failure: unknown = null;
+  let batchNo = 0;
+  let ocrFrames = 0;
+  let sampled = 0;
+
+  const runBatch = async (items: Item[]) => {
+    const list = path.join(options.scratchDir, `batch-${batchNo++}.txt`);
+    const images = items.flatMap((i) => i.images);
+    try {
+      const lines = await recogniseBatch(
+        images.map((i) => i.path),
+        list,
+        { ...options, signal },
+      );
+      let k = 0;
+      for (const item of items) {
+        const own = item.images.map((img) => ({ lines: lines[k++]!, scale: img.scale }));
+        readings.set(item.index, mergeReadings(own));
+      }
+      ocrFrames += items.length;
+      options.onProgress?.(ocrFrames, sampled);
+    } finally {
+      await Promise.all([list, ...images.map((i) => i.path)].map((p) => rm(p, { force: true })));
+    }
+  };
+
+  const dispatch = async () => {
+    if (batch.length === 0) return;
+    const items = batch;
+    batch = [];
+    while (running.size >= concurrency) await Promise.race(running);
+    if (failure) throw failure;
+    const job = runBatch(items).catch((err: unknown) => {
+      failure ??= err;
+      inner.abort(err);
+    });
+    const tracked = job.finally(() => running.delete(tracked));
+    running.add(tracked);
+  };
+
+  let lastOcr = -1;
+  const take = async (frame: GrayFrame, changed: boolean) => {
+    if (changed || lastOcr < 0) {
+      const images = [];
+      for (const [v, image] of ocrImages(frame).entries()) {
+        const file = path.join(options.scratchDir, `frame-${frame.index}-${v}.pgm`);
+        await writeFile(file, image.pgm);
+        images.push({ path: file, scale: image.scale });
+      }
+      batch.push({ index: frame.index, images });
+      lastOcr = frame.index;
+      if (batch.length >= batchSize) await dispatch();
+    }
+    source[frame.index] = lastOcr;
+  };
+
+  try {
+    for await (const frame of sampleGrayFrames(file, { fps, maxSide: options.maxSide, signal, probed })) {
+      if (failure) break;
+      sampled++;
+      if (!detect) {
+        await take(frame, true);
+        continue;
+      }
+      const verdict = detector.push(frame);
+      if (verdict) await take(verdict.frame, verdict.changed);
+    }
+    if (detect && !failure) {
+      const last = detector.finish();
+      if (last) await take(last.frame, last.changed);
+    }
+    if (!failure) await dispatch();
+    await Promise.all(running);
+    if (failure) throw failure;
+  } catch (err) {
+    inner.abort(err);
+    await Promise.allSettled(running);
+    throw failure ?? err;
+  } finally {
+    options.signal?.removeEventListener('abort', onOuterAbort);
+  }
+
+  const durationMs = Math.round((probed.durationSec > 0 ? probed.durationSec : sampled / fps) * 1000);
+  const frames = source.map((s) => readings.get(s) ?? []);
+  return {
+    segments: buildSegments(frames, { intervalMs, durationMs }),
+    stats: { sampledFrames: sampled, ocrFrames, durationMs },
+  };
+}
