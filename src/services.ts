@@ -20,11 +20,13 @@ import type { JobQueue } from './jobs/queue.js';
 import { JobRecords } from './jobs/records.js';
 import { JobRegistry } from './jobs/registry.js';
 import { JobService } from './jobs/service.js';
+import { MediaDownloader } from './media/download.js';
 import { Scratch } from './media/scratch.js';
 import { ProxyPool } from './net/proxies.js';
 import { SafeFetcher } from './net/safe-fetch.js';
 import { Upstreams } from './net/upstream.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './ratelimit/token-bucket.js';
+import { Platforms, platformTable } from './sources/platforms.js';
 import { BrowserPool } from './sources/web/browser-pool.js';
 import { Mapper } from './sources/web/mapper.js';
 import { Scraper } from './sources/web/scraper.js';
@@ -56,6 +58,10 @@ export interface Services {
   readonly youtube: YouTube;
   /** Per-job scratch directories for media work under the data dir. */
   readonly scratch: Scratch;
+  /** Every video platform (one registry table): URL recognition, native captions, media location. */
+  readonly platforms: Platforms;
+  /** Media files streamed into scratch dirs (size cap, timeout, SSRF guard, proxies). */
+  readonly downloader: MediaDownloader;
   /** Run at close, newest first (browser pools, …). */
   onClose(hook: () => Promise<void>): void;
   readonly jobs: {
@@ -127,6 +133,7 @@ export async function createServices(config: Config): Promise<Services> {
   // Web fetches: twice direct, or once per proxy when there are several.
   const webAttempts = Math.max(2, proxies.size);
   const ipPolicy = { rate: config.authRateLimit.perMinute / 60, burst: config.authRateLimit.perMinute };
+  const youtube = new YouTube({ upstreams, cache, ttlMs: config.cache.upstreamTtlMs });
   const services: Services = {
     config,
     store,
@@ -156,8 +163,24 @@ export async function createServices(config: Config): Promise<Services> {
       mapper: new Mapper(upstreams, webAttempts),
       browser,
     },
-    youtube: new YouTube({ upstreams, cache, ttlMs: config.cache.upstreamTtlMs }),
+    youtube,
     scratch: new Scratch(config.dataDir),
+    platforms: new Platforms(
+      platformTable({
+        youtube,
+        upstreams,
+        fetcher,
+        cache,
+        ttlMs: config.cache.upstreamTtlMs,
+        xBearerToken: config.microblog.webBearerToken,
+      }),
+    ),
+    downloader: new MediaDownloader({
+      fetcher,
+      upstreams,
+      maxBytes: config.media.maxBytes,
+      timeoutMs: config.media.timeoutMs,
+    }),
     onClose(hook) {
       closeHooks.push(hook);
     },

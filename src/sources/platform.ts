@@ -39,4 +39,9 @@ export interface Platform {
   nativeTranscript(ref: MediaRef, request: NativeTranscriptRequest): Promise<NativeTranscript>;
   /** The media file of the video (403/404 AppErrors for private, removed, …). */
   locateMedia(ref: MediaRef, signal?: AbortSignal): Promise<MediaLocation>;
+  /**
+   * Optional, cheaper than locateMedia: throws the 403/404 AppErrors of a video that cannot be had
+   * (checked before speech recognition is handed the video). Without it, locateMedia is asked.
+   */
+  checkAvailable?(ref: MediaRef, signal?: AbortSignal): Promise<void>;
 }

@@ -4,12 +4,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { prices } from '../../billing/prices.js';
 import { AppError, invalid } from '../../errors.js';
-import { shapeTranscript } from '../../sources/transcript.js';
-import { parsePlatformUrl, parseVideoId } from '../../sources/youtube/ids.js';
-import type { TranscriptMode } from '../../sources/youtube/transcripts.js';
+import type { MediaRef } from '../../sources/platform.js';
+import { parseVideoId } from '../../sources/youtube/ids.js';
 import { aliasedGet } from '../alias-route.js';
 import { paid } from '../plugins/billing.js';
 import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
+import { answerTranscript, type TranscriptAsk } from '../transcript-answer.js';
 
 const TranscriptChunk = Type.Object({
   text: Type.String(),
@@ -70,32 +70,14 @@ const TranscriptOptions = {
   }),
 };
 
+const SpeechJob = Type.Object(
+  { jobId: Type.String() },
+  { description: 'Speech recognition runs as a job: poll GET /v1/transcript/{jobId}' },
+);
+
 const VideoRef = Type.String({ minLength: 1, maxLength: 2048 });
 
-interface TranscriptQuery {
-  lang?: string;
-  text: boolean;
-  chunkSize?: number;
-  mode: TranscriptMode;
-}
-
-/** The video id of a `url` given to the universal transcript route (400 for anything else). */
-function videoIdFromUrl(raw: string): string {
-  const id = parseVideoId(raw);
-  if (id) return id;
-  if (parsePlatformUrl(raw)) throw invalid('url', 'not a video URL (watch, youtu.be, shorts, embed or live)');
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw invalid('url', 'not a URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('url', 'only http and https URLs');
-  throw invalid(
-    'url',
-    `transcripts from ${url.hostname} are not supported yet (supported: youtube.com, youtu.be)`,
-  );
-}
+type TranscriptQuery = TranscriptAsk;
 
 /** The one video reference among parameters that name the same thing in different ways. */
 function oneVideoRef(query: Record<string, unknown>, names: readonly string[]): string {
@@ -116,7 +98,7 @@ function oneVideoRef(query: Record<string, unknown>, names: readonly string[]): 
 }
 
 export async function vidsiteRoutes(app: FastifyInstance) {
-  const { youtube } = app.services;
+  const { youtube, platforms } = app.services;
   app.addSchema(Transcript);
   app.addSchema(VideoMetadata);
   const transcriptErrors = errorResponses(400, 401, 402, 403, 404, 429, 502, 503);
@@ -124,16 +106,8 @@ export async function vidsiteRoutes(app: FastifyInstance) {
   const transcript = (
     request: Parameters<typeof paid>[0],
     reply: Parameters<typeof paid>[1],
-    videoId: string,
-  ) => {
-    const q = request.query as TranscriptQuery;
-    return paid(request, reply, prices.syncRequest, 'Transcript', async () =>
-      shapeTranscript(await youtube.transcript(videoId, { lang: q.lang, mode: q.mode }), {
-        text: q.text,
-        chunkSize: q.chunkSize,
-      }),
-    );
-  };
+    ref: MediaRef,
+  ) => answerTranscript(request, reply, ref, request.query as TranscriptQuery);
 
   app.get(
     '/v1/transcript',
@@ -142,17 +116,20 @@ export async function vidsiteRoutes(app: FastifyInstance) {
         tags: ['Videos'],
         summary: "A video's transcript from its URL",
         description:
+          'Any supported platform: the video-sharing site, the short-video site, the photo-sharing site, the ' +
+          'microblog, the social network, or a direct media file (.mp4 .webm .mp3 .m4a .wav .ogg .flac). ' +
           'Native captions answer 200. With no captions, `mode=native` answers 404 `transcript_unavailable`; ' +
-          '`auto` and `generate` need speech recognition (503 `provider_unavailable` while none is configured).',
+          '`auto` and `generate` hand the media to speech recognition (202 `{jobId}`; 503 `provider_unavailable` ' +
+          'while none is configured).',
         querystring: Type.Object({
-          url: Type.String({ minLength: 1, maxLength: 4096, description: 'The video URL' }),
+          url: Type.String({ minLength: 1, maxLength: 4096, description: 'The video (or media file) URL' }),
           ...TranscriptOptions,
         }),
-        response: { 200: Type.Ref('Transcript'), ...transcriptErrors },
+        response: { 200: Type.Ref('Transcript'), 202: SpeechJob, ...transcriptErrors },
       },
     },
     async (request, reply) =>
-      transcript(request, reply, videoIdFromUrl((request.query as { url: string }).url)),
+      transcript(request, reply, await platforms.recognise((request.query as { url: string }).url)),
   );
 
   aliasedGet(
@@ -169,15 +146,17 @@ export async function vidsiteRoutes(app: FastifyInstance) {
           id: Type.Optional(VideoRef),
           ...TranscriptOptions,
         }),
-        response: { 200: Type.Ref('Transcript'), ...transcriptErrors },
+        response: { 200: Type.Ref('Transcript'), 202: SpeechJob, ...transcriptErrors },
       },
     },
-    async (request, reply) =>
-      transcript(
-        request,
-        reply,
-        oneVideoRef(request.query as Record<string, unknown>, ['url', 'videoId', 'id']),
-      ),
+    async (request, reply) => {
+      const id = oneVideoRef(request.query as Record<string, unknown>, ['url', 'videoId', 'id']);
+      return transcript(request, reply, {
+        platform: 'youtube',
+        id,
+        url: `https://www.youtube.com/watch?v=${id}`,
+      });
+    },
   );
 
   aliasedGet(

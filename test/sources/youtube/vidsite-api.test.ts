@@ -209,9 +209,9 @@ describe('GET /v1/transcript', () => {
       ['url=not%20a%20url', 'url', /not a URL/],
       ['url=ftp%3A%2F%2Fyoutube.example%2Fx', 'url'],
       [
-        `url=${encodeURIComponent('https://www.tiktok.com/@user/video/7234567890123456789')}`,
+        `url=${encodeURIComponent('https://www.dailymotion.com/video/x7tgad0')}`,
         'url',
-        /www\.tiktok\.com.*not supported yet/,
+        /www\.dailymotion\.com.*not supported yet/,
       ],
       [`url=${encodeURIComponent('https://vimeo.com/123456')}`, 'url', /not supported yet/],
       [`url=${encodeURIComponent('https://www.youtube.com/@Fireship')}`, 'url', /not a video URL/],

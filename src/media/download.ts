@@ -1,0 +1,147 @@
+// Fetches a located media file into a job's scratch directory: streamed to disk (never held in
+// memory), through net/ (SSRF guard per hop, proxies for platform CDNs, UNFURL_UPSTREAM_<NAME>
+// overrides), capped in bytes and time; a partial file is removed when anything goes wrong.
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../errors.js';
+import type { SafeFetcher } from '../net/safe-fetch.js';
+import type { Upstreams } from '../net/upstream.js';
+import type { MediaLocation } from '../sources/platform.js';
+
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  /** Default UNFURL_MEDIA_MAX_BYTES. */
+  maxBytes?: number;
+  /** Default UNFURL_MEDIA_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+export interface DownloadedMedia {
+  path: string;
+  bytes: number;
+  /** The media type the server declared, lower-cased, without parameters. */
+  contentType: string | null;
+}
+
+export interface MediaDownloaderDeps {
+  fetcher: SafeFetcher;
+  upstreams: Upstreams;
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'video/quicktime': 'mov',
+  'audio/mpeg': 'mp3',
+  'audio/mp4': 'm4a',
+  'audio/x-m4a': 'm4a',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/ogg': 'ogg',
+  'audio/flac': 'flac',
+  'audio/webm': 'webm',
+};
+
+/** Answers that are pages or data, not media: a URL that serves one is not a media file. */
+const NOT_MEDIA = /^(text\/|application\/(json|xml|xhtml\+xml|javascript)$)/;
+
+/** A file name extension ffmpeg can go by: the URL's own when it has a short one, else the type's. */
+function extensionFor(url: string, contentType: string | null): string {
+  const fromType = contentType ? EXTENSIONS[contentType] : undefined;
+  if (fromType) return fromType;
+  const m = /\.([a-z0-9]{2,4})$/i.exec(new URL(url).pathname);
+  return m ? m[1]!.toLowerCase() : 'bin';
+}
+
+function statusError(status: number, location: MediaLocation): AppError {
+  const where = location.upstream === 'web' ? 'The media URL' : `${location.upstream}'s media server`;
+  if (status === 404 || status === 410) {
+    return new AppError('not_found', `${where} answered HTTP ${status}: the file is gone`, 'url');
+  }
+  if (status === 401 || status === 403) {
+    return new AppError('forbidden', `${where} refused the download (HTTP ${status})`, 'url');
+  }
+  return new AppError('upstream_error', `${where} answered HTTP ${status}`);
+}
+
+export class MediaDownloader {
+  constructor(private readonly deps: MediaDownloaderDeps) {}
+
+  async download(
+    location: MediaLocation,
+    dir: string,
+    options: DownloadOptions = {},
+  ): Promise<DownloadedMedia> {
+    const maxBytes = options.maxBytes ?? this.deps.maxBytes;
+    const timeoutMs = options.timeoutMs ?? this.deps.timeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const target = this.deps.upstreams.resolve(location.upstream, location.url);
+    // Platform CDNs block datacentre addresses like their pages do: same proxy rotation.
+    const dispatcher = location.upstream === 'web' ? undefined : this.deps.fetcher.proxies?.next();
+    let file: string | null = null;
+    try {
+      const res = await this.deps.fetcher.stream(target, {
+        headers: { ...location.headers },
+        signal,
+        ...(dispatcher && { dispatcher }),
+      });
+      if (res.status !== 200) {
+        res.body.destroy();
+        throw statusError(res.status, location);
+      }
+      if (res.contentType && NOT_MEDIA.test(res.contentType)) {
+        res.body.destroy();
+        throw new AppError(
+          'invalid_request',
+          `Invalid parameter 'url': it serves ${res.contentType}, not a media file`,
+          'url',
+        );
+      }
+      if (res.contentLength !== null && res.contentLength > maxBytes) {
+        res.body.destroy();
+        throw tooLarge(maxBytes);
+      }
+      file = path.join(
+        dir,
+        `media-${randomBytes(6).toString('hex')}.${extensionFor(res.url, res.contentType)}`,
+      );
+      let bytes = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          if (bytes > maxBytes) return done(tooLarge(maxBytes));
+          done(null, chunk);
+        },
+      });
+      await pipeline(res.body, counter, createWriteStream(file, { flags: 'wx' }), { signal });
+      return { path: file, bytes, contentType: res.contentType };
+    } catch (err) {
+      if (file) await rm(file, { force: true });
+      if (err instanceof AppError) throw err;
+      if (options.signal?.aborted) throw options.signal.reason ?? err;
+      if (timeout.aborted) {
+        throw new AppError('upstream_error', `The media download took longer than ${timeoutMs} ms`);
+      }
+      if (
+        (err as Error).name === 'BlockedAddressError' ||
+        (err as { code?: string }).code === 'UNFURL_BLOCKED_ADDRESS'
+      ) {
+        throw new AppError('invalid_request', "Invalid parameter 'url': private or reserved address", 'url');
+      }
+      throw new AppError('upstream_error', `The media download failed: ${(err as Error).message}`);
+    }
+  }
+}
+
+const tooLarge = (maxBytes: number) =>
+  new AppError(
+    'payload_too_large',
+    `The media file is larger than ${maxBytes} bytes (UNFURL_MEDIA_MAX_BYTES)`,
+  );

@@ -1,0 +1,184 @@
+// The one table of platforms (DESIGN §3: a platform is one folder under sources/ plus one line here),
+// and what routes and media jobs ask of it: which platform and video a URL names (short links
+// followed), and where that video's media file can be downloaded.
+import { cached, type ResultCache } from '../cache/result-cache.js';
+import { AppError, invalid } from '../errors.js';
+import type { SafeFetcher } from '../net/safe-fetch.js';
+import type { Upstreams } from '../net/upstream.js';
+import { DirectPlatform } from './direct/platform.js';
+import { FacebookPlatform } from './facebook/platform.js';
+import { InstagramPlatform } from './instagram/platform.js';
+import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform, PlatformName } from './platform.js';
+import { TikTokPlatform } from './tiktok/platform.js';
+import type { NativeTranscript } from './transcript.js';
+import { XPlatform } from './x/platform.js';
+import { PLAYER_CLIENTS } from './youtube/client.js';
+import { parsePlatformUrl, parseVideoId } from './youtube/ids.js';
+import { CLIENTS } from './youtube/innertube.js';
+import { parsePlayer, playabilityError } from './youtube/player.js';
+import type { YouTube } from './youtube/service.js';
+import { type PlayerStream, parseStreams, pickStream } from './youtube/streams.js';
+
+export interface PlatformsDeps {
+  youtube: YouTube;
+  upstreams: Upstreams;
+  fetcher: SafeFetcher;
+  cache: ResultCache;
+  ttlMs: number;
+  /** The microblog's web bearer token (UNFURL_X_BEARER_TOKEN), null: syndication only. */
+  xBearerToken: string | null;
+}
+
+const liveError = (id: string) =>
+  new AppError(
+    'transcript_unavailable',
+    `Video ${id} is a live stream; it has a transcript only once it has ended`,
+    id,
+  );
+
+/** The video-sharing platform, wrapped around its existing facade. */
+export class YouTubePlatform implements Platform {
+  readonly name = 'youtube' as const;
+
+  constructor(
+    private readonly youtube: YouTube,
+    private readonly cache: ResultCache,
+    private readonly ttlMs: number,
+  ) {}
+
+  async recognise(url: URL): Promise<MediaRef | null> {
+    if (!parsePlatformUrl(url.toString())) return null;
+    const id = parseVideoId(url.toString());
+    if (!id) throw invalid('url', 'not a video URL (watch, youtu.be, shorts, embed or live)');
+    return { platform: 'youtube', id, url: `https://www.youtube.com/watch?v=${id}` };
+  }
+
+  nativeTranscript(ref: MediaRef, request: NativeTranscriptRequest): Promise<NativeTranscript> {
+    // Native captions only: what to do without them is the shared transcript flow's decision.
+    return this.youtube.transcript(ref.id, { lang: request.lang, mode: 'native' });
+  }
+
+  async checkAvailable(ref: MediaRef): Promise<void> {
+    await this.playable(ref.id);
+  }
+
+  async locateMedia(ref: MediaRef): Promise<MediaLocation> {
+    const { client, streams, durationSec } = await this.playable(ref.id);
+    const stream = pickStream(streams, 'video');
+    if (!stream) {
+      throw new AppError(
+        'upstream_error',
+        `youtube offered no stream of video ${ref.id} that can be fetched without its web player (signature cipher only)`,
+      );
+    }
+    return {
+      upstream: 'youtube',
+      url: stream.url,
+      headers: { 'user-agent': CLIENTS[client].userAgent },
+      durationSec: stream.durationSec ?? durationSec,
+      kind: stream.hasVideo ? 'video' : 'audio',
+    };
+  }
+
+  /** The first mobile client's playable answer with its streams; the video's own errors at once. */
+  private async playable(id: string): Promise<{
+    client: (typeof PLAYER_CLIENTS)[number];
+    streams: PlayerStream[];
+    durationSec: number | null;
+  }> {
+    let last: AppError | null = null;
+    for (const client of PLAYER_CLIENTS) {
+      try {
+        const answer = await cached(this.cache, `yt:streams:${client}:${id}`, this.ttlMs, async () => {
+          const raw = await this.youtube.innertube.call(
+            'player',
+            { videoId: id, contentCheckOk: true, racyCheckOk: true },
+            { client },
+          );
+          return { player: parsePlayer(raw), streams: parseStreams(raw) };
+        });
+        const err = playabilityError(answer.player, 'transcript', id);
+        if (err && err.code !== 'upstream_error') throw err;
+        if (err) {
+          last = err;
+          continue;
+        }
+        if (answer.player.details?.isLive || answer.player.status === 'live_offline') throw liveError(id);
+        // A client that hands out only ciphered URLs: the next one may do better.
+        if (answer.streams.length === 0 && client !== PLAYER_CLIENTS[PLAYER_CLIENTS.length - 1]) continue;
+        return { client, streams: answer.streams, durationSec: answer.player.details?.lengthSeconds ?? null };
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'upstream_error') throw err;
+        last = err;
+      }
+    }
+    throw last ?? new AppError('upstream_error', 'youtube answered no player');
+  }
+}
+
+/** The registry table: the order in which a URL is offered to each platform (direct files last). */
+export function platformTable(deps: PlatformsDeps): Platform[] {
+  const shared = { upstreams: deps.upstreams, cache: deps.cache, ttlMs: deps.ttlMs };
+  return [
+    new YouTubePlatform(deps.youtube, deps.cache, deps.ttlMs),
+    new TikTokPlatform(shared),
+    new InstagramPlatform(shared),
+    new XPlatform({ ...shared, bearerToken: deps.xBearerToken }),
+    new FacebookPlatform(shared),
+    new DirectPlatform(deps.fetcher),
+  ];
+}
+
+const SUPPORTED =
+  'supported: youtube.com/youtu.be, tiktok.com, instagram.com, x.com/twitter.com, facebook.com/fb.watch, ' +
+  'and direct .mp4 .webm .mp3 .m4a .wav .ogg .flac files';
+
+export class Platforms {
+  private readonly byName: Map<PlatformName, Platform>;
+
+  constructor(readonly list: readonly Platform[]) {
+    this.byName = new Map(list.map((p) => [p.name, p]));
+  }
+
+  get(name: PlatformName): Platform {
+    const platform = this.byName.get(name);
+    if (!platform) throw new AppError('internal_error', `No platform named ${name}`);
+    return platform;
+  }
+
+  get x(): XPlatform {
+    return this.get('x') as XPlatform;
+  }
+
+  /** The video a URL names (short links resolved); anything else → 400 naming `url`. */
+  async recognise(raw: string, signal?: AbortSignal): Promise<MediaRef> {
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      throw invalid('url', 'not a URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw invalid('url', 'only http and https URLs');
+    if (url.username || url.password) throw invalid('url', 'credentials in URLs are not allowed');
+    for (const platform of this.list) {
+      const ref = await platform.recognise(url, signal);
+      if (ref) return ref;
+    }
+    throw invalid('url', `videos from ${url.hostname} are not supported yet (${SUPPORTED})`);
+  }
+
+  /** The video a URL names and where its media file is (403/404 for private or removed videos). */
+  async locate(raw: string, signal?: AbortSignal): Promise<{ ref: MediaRef; location: MediaLocation }> {
+    const ref = await this.recognise(raw, signal);
+    const location = await this.get(ref.platform).locateMedia(ref, signal);
+    return { ref, location };
+  }
+
+  /** Throws when the video cannot be had at all (before speech recognition is asked to run). */
+  async checkAvailable(ref: MediaRef, signal?: AbortSignal): Promise<void> {
+    const platform = this.get(ref.platform);
+    if (platform.checkAvailable) await platform.checkAvailable(ref, signal);
+    else await platform.locateMedia(ref, signal);
+  }
+}

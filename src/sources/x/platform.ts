@@ -1,0 +1,73 @@
+// The microblog as a Platform (its videos for speech recognition, OCR, …) and the post metadata the
+// /v1/microblog/post route serves.
+import type { ResultCache } from '../../cache/result-cache.js';
+import { AppError } from '../../errors.js';
+import type { Upstreams } from '../../net/upstream.js';
+import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
+import { followShortLink } from '../short-link.js';
+import type { NativeTranscript } from '../transcript.js';
+import { XClient } from './client.js';
+import { parseXUrl, type XUrl, xPostUrl } from './ids.js';
+import type { MicroblogPost } from './post.js';
+
+export interface XDeps {
+  upstreams: Upstreams;
+  cache: ResultCache;
+  ttlMs: number;
+  bearerToken: string | null;
+}
+
+export class XPlatform implements Platform {
+  readonly name = 'x' as const;
+  private readonly client: XClient;
+
+  constructor(private readonly deps: XDeps) {
+    this.client = new XClient(deps);
+  }
+
+  async recognise(url: URL, signal?: AbortSignal): Promise<MediaRef | null> {
+    let parsed: XUrl | null = parseXUrl(url);
+    if (!parsed) return null;
+    if (parsed.kind === 'short') {
+      parsed = await followShortLink(this.deps.upstreams, 'x', parsed.url, {
+        method: 'GET',
+        signal,
+        recognise: (next) => {
+          try {
+            const found = parseXUrl(next);
+            return found?.kind === 'post' ? found : null;
+          } catch {
+            return null;
+          }
+        },
+      });
+    }
+    if (parsed.kind !== 'post') return null;
+    return { platform: 'x', id: parsed.id, url: xPostUrl(parsed.id, parsed.user) };
+  }
+
+  /** The post's metadata; deleted, protected, suspended or unknown posts → 404. */
+  async post(id: string, signal?: AbortSignal): Promise<MicroblogPost> {
+    const parsed = await this.client.post(id, signal);
+    if (parsed.kind === 'unavailable') {
+      throw new AppError('not_found', `Post ${id} not found or not available (${parsed.reason})`, id);
+    }
+    return parsed.post;
+  }
+
+  async nativeTranscript(ref: MediaRef, request: NativeTranscriptRequest): Promise<NativeTranscript> {
+    // Posts carry no caption files outside their HLS playlists; the post must still exist.
+    await this.post(ref.id, request.signal);
+    throw new AppError('transcript_unavailable', `Post ${ref.id} has no captions`, ref.id);
+  }
+
+  async locateMedia(ref: MediaRef, signal?: AbortSignal): Promise<MediaLocation> {
+    const parsed = await this.client.post(ref.id, signal);
+    if (parsed.kind === 'unavailable') {
+      throw new AppError('not_found', `Post ${ref.id} not found or not available (${parsed.reason})`, ref.id);
+    }
+    const video = parsed.videos[0];
+    if (!video) throw new AppError('not_found', `Post ${ref.id} has no video`, ref.id);
+    return { upstream: 'x', url: video.url, durationSec: video.durationSec, kind: 'video' };
+  }
+}
