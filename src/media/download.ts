@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
@@ -93,11 +93,11 @@ export class MediaDownloader {
         ...(dispatcher && { dispatcher }),
       });
       if (res.status !== 200) {
-        res.body.destroy();
+        discard(res.body);
         throw statusError(res.status, location);
       }
       if (res.contentType && NOT_MEDIA.test(res.contentType)) {
-        res.body.destroy();
+        discard(res.body);
         throw new AppError(
           'invalid_request',
           `Invalid parameter 'url': it serves ${res.contentType}, not a media file`,
@@ -105,7 +105,7 @@ export class MediaDownloader {
         );
       }
       if (res.contentLength !== null && res.contentLength > maxBytes) {
-        res.body.destroy();
+        discard(res.body);
         throw tooLarge(maxBytes);
       }
       file = path.join(
@@ -138,6 +138,12 @@ export class MediaDownloader {
       throw new AppError('upstream_error', `The media download failed: ${(err as Error).message}`);
     }
   }
+}
+
+/** Drops a body we will not read (its abort error has nowhere to go). */
+function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 const tooLarge = (maxBytes: number) =>

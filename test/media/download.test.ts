@@ -1,0 +1,183 @@
+// Media downloads over real sockets: a loopback file server stands in for platform CDNs and plain
+// media hosts. Streaming to disk, the size cap (declared or not), redirects re-checked, the upstream
+// override, the SSRF guard, timeouts, and that nothing is left behind when a download fails.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { MediaDownloader } from '../../src/media/download.js';
+import { SafeFetcher } from '../../src/net/safe-fetch.js';
+import { Upstreams } from '../../src/net/upstream.js';
+import { type Loopback, startServer } from '../support/loopback.js';
+
+const FILE = crypto.randomBytes(3 * 1024 * 1024 + 17); // a "media file" of 3 MiB and change
+let server: Loopback;
+let dir: string;
+const seen: Array<{ path: string; headers: Record<string, unknown> }> = [];
+
+beforeAll(async () => {
+  server = await startServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    seen.push({ path: url.pathname, headers: req.headers });
+    if (url.pathname === '/clip.mp4') {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': FILE.length });
+      return res.end(FILE);
+    }
+    if (url.pathname === '/chunked.mp3') {
+      // No content length: the cap must hold while streaming.
+      res.writeHead(200, { 'content-type': 'audio/mpeg' });
+      let sent = 0;
+      const push = () => {
+        while (sent < FILE.length) {
+          const piece = FILE.subarray(sent, sent + 64 * 1024);
+          sent += piece.length;
+          if (!res.write(piece)) return res.once('drain', push);
+        }
+        res.end();
+      };
+      return push();
+    }
+    if (url.pathname === '/hop') {
+      res.writeHead(302, { location: '/clip.mp4' });
+      return res.end();
+    }
+    if (url.pathname === '/page.mp4') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      return res.end('<html>not a video</html>');
+    }
+    if (url.pathname === '/slow.mp4') {
+      res.writeHead(200, { 'content-type': 'video/mp4' });
+      res.write(FILE.subarray(0, 1000));
+      return; // never ends
+    }
+    if (url.pathname === '/cdn/video.mp4') {
+      if (req.headers.referer !== 'https://platform.example/watch') {
+        res.writeHead(403);
+        return res.end();
+      }
+      res.writeHead(200, { 'content-type': 'video/mp4' });
+      return res.end(FILE.subarray(0, 5000));
+    }
+    res.writeHead(404);
+    res.end();
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-dl-'));
+  seen.length = 0;
+});
+
+function downloader(opts: { allowPrivate?: boolean; maxBytes?: number; timeoutMs?: number } = {}) {
+  const fetcher = new SafeFetcher({ allowPrivateNetwork: opts.allowPrivate ?? true });
+  const upstreams = new Upstreams({ tiktok: server.url }, fetcher, 1);
+  return new MediaDownloader({
+    fetcher,
+    upstreams,
+    maxBytes: opts.maxBytes ?? 512 * 1024 * 1024,
+    timeoutMs: opts.timeoutMs ?? 10_000,
+  });
+}
+
+const web = (p: string) => ({
+  upstream: 'web',
+  url: `${server.url}${p}`,
+  durationSec: null,
+  kind: 'video' as const,
+});
+
+describe('MediaDownloader', () => {
+  it('streams a direct file to disk whole, named by its type', async () => {
+    const got = await downloader().download(web('/clip.mp4'), dir);
+    expect(got.bytes).toBe(FILE.length);
+    expect(got.contentType).toBe('video/mp4');
+    expect(path.dirname(got.path)).toBe(dir);
+    expect(got.path).toMatch(/\.mp4$/);
+    expect(fs.readFileSync(got.path).equals(FILE)).toBe(true);
+  });
+
+  it('follows redirects and caps a body without a declared length while streaming', async () => {
+    const got = await downloader().download(web('/hop'), dir);
+    expect(got.bytes).toBe(FILE.length);
+    expect(seen.map((s) => s.path)).toEqual(['/hop', '/clip.mp4']);
+    const err = await downloader({ maxBytes: 1024 * 1024 })
+      .download({ ...web('/chunked.mp3'), kind: 'audio' }, dir)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(413);
+    expect((err as AppError).code).toBe('payload_too_large');
+    // Only the first, whole download is there: the partial file is gone.
+    expect(fs.readdirSync(dir)).toEqual([path.basename(got.path)]);
+  });
+
+  it('refuses a declared length over the cap before writing anything', async () => {
+    const err = await downloader({ maxBytes: 1024 * 1024 })
+      .download(web('/clip.mp4'), dir)
+      .catch((e: unknown) => e);
+    expect((err as AppError).code).toBe('payload_too_large');
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('sends a platform location to its upstream override with the headers its CDN wants', async () => {
+    const location = {
+      upstream: 'tiktok',
+      url: 'https://v16-webapp.tiktok.example/cdn/video.mp4',
+      headers: { referer: 'https://platform.example/watch' },
+      durationSec: 12,
+      kind: 'video' as const,
+    };
+    const got = await downloader().download(location, dir);
+    expect(got.bytes).toBe(5000);
+    expect(seen[0]?.path).toBe('/cdn/video.mp4');
+    const refused = await downloader()
+      .download({ ...location, headers: {} }, dir)
+      .catch((e: unknown) => e);
+    expect((refused as AppError).code).toBe('forbidden');
+  });
+
+  it('maps a missing file to 404, a page to 400 naming url, and leaves nothing behind', async () => {
+    const missing = await downloader()
+      .download(web('/nothing.mp4'), dir)
+      .catch((e: unknown) => e);
+    expect((missing as AppError).code).toBe('not_found');
+    const page = await downloader()
+      .download(web('/page.mp4'), dir)
+      .catch((e: unknown) => e);
+    expect((page as AppError).code).toBe('invalid_request');
+    expect((page as AppError).details).toBe('url');
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('gives up after the timeout and removes the partial file', async () => {
+    const started = Date.now();
+    const err = await downloader({ timeoutMs: 1000 })
+      .download(web('/slow.mp4'), dir)
+      .catch((e: unknown) => e);
+    expect((err as AppError).code).toBe('upstream_error');
+    expect((err as AppError).message).toMatch(/longer than 1000 ms/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('stops at once when the job is cancelled', async () => {
+    const controller = new AbortController();
+    const pending = downloader().download(web('/slow.mp4'), dir, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('job cancelled')), 200);
+    await expect(pending).rejects.toThrow(/job cancelled/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses loopback and private addresses unless the network policy allows them', async () => {
+    const err = await downloader({ allowPrivate: false })
+      .download(web('/clip.mp4'), dir)
+      .catch((e: unknown) => e);
+    expect((err as AppError).code).toBe('invalid_request');
+    expect(seen).toEqual([]);
+  });
+});
