@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The one `unfurl` binary: server commands (serve, migrate, admin).
+// The one `unfurl` binary: server commands (serve, worker, migrate, admin) and client commands
+// (src/main/client/: login, transcript, crawl, … through the SDK).
 import { ConfigError, loadConfig } from '../config.js';
 
 // Each command imports only what it needs, so usage errors and `unfurl admin …` answer quickly.
@@ -15,10 +16,13 @@ commands:
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // The client commands (a few small modules over the SDK) talk to a server: no server configuration.
+  const client = await import('./client/index.js');
   if (!command || command === 'help' || command === '--help') {
-    console.log(HELP);
+    console.log(`${HELP}\n\n${client.clientHelp()}`);
     return command ? 0 : 2;
   }
+  if (client.isClientCommand(command)) return client.runClient(command, rest);
   const config = loadConfig();
   switch (command) {
     case 'serve':

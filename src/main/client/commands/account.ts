@@ -1,0 +1,248 @@
+// Account commands: register and login (saving the key), logout, credits, usage and jobs.
+import os from 'node:os';
+import readline from 'node:readline';
+import { Unfurl } from '@unfurl/sdk';
+import { writeConfig } from '../config-store.js';
+import type { CommandContext, CommandSpec } from '../context.js';
+import { UsageError } from '../exit-codes.js';
+import { fields, isoTime, line, printJson, table } from '../output.js';
+
+/** --password, else UNFURL_PASSWORD, else a prompt that does not echo (terminal), else stdin's first line. */
+async function password(ctx: CommandContext): Promise<string> {
+  const given = ctx.string('password') ?? ctx.env.UNFURL_PASSWORD;
+  if (given) return given;
+  const input = process.stdin;
+  if (input.isTTY) {
+    const rl = readline.createInterface({ input, output: process.stderr, terminal: true });
+    process.stderr.write('Password: ');
+    // Nothing typed is echoed.
+    (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = () => {};
+    const answer = await new Promise<string>((resolve) => rl.question('', resolve));
+    rl.close();
+    process.stderr.write('\n');
+    return answer;
+  }
+  let text = '';
+  for await (const chunk of input) text += chunk;
+  const first = text.split(/\r?\n/)[0] ?? '';
+  if (!first) throw new UsageError('a password is needed: --password, UNFURL_PASSWORD, or a line on stdin');
+  return first;
+}
+
+function email(ctx: CommandContext): string {
+  const e = ctx.string('email') ?? ctx.positionals[0];
+  if (!e) throw new UsageError('--email is required');
+  return e;
+}
+
+function saveLogin(ctx: CommandContext, login: { apiKey: string; email?: string; keyId?: string }) {
+  writeConfig(
+    { ...ctx.saved, baseUrl: ctx.baseUrl, apiKey: login.apiKey, email: login.email, keyId: login.keyId },
+    ctx.configFile,
+  );
+}
+
+const CREDENTIAL_OPTIONS = { email: { type: 'string' }, password: { type: 'string' } } as const;
+const CREDENTIAL_HELP = `  --email EMAIL        the account's e-mail
+  --password PASSWORD  else UNFURL_PASSWORD, else asked for (not echoed), else read from stdin`;
+
+export const register: CommandSpec = {
+  name: 'register',
+  summary: 'create an account (100 free credits) and save its API key',
+  usage: '--email EMAIL [--password PASSWORD]',
+  details: CREDENTIAL_HELP,
+  options: CREDENTIAL_OPTIONS,
+  positionals: [0, 0],
+  async run(ctx) {
+    const client = new Unfurl({ baseUrl: ctx.baseUrl });
+    const reg = await client.auth.register({ email: email(ctx), password: await password(ctx) }, ctx);
+    saveLogin(ctx, { apiKey: reg.apiKey, email: reg.email, keyId: reg.keyId });
+    if (ctx.output.json) printJson(ctx.output, { ...reg, configFile: ctx.configFile });
+    else {
+      line(ctx.output, `Registered ${reg.email} (${reg.accountId}) with ${reg.credits} free credits.`);
+      line(ctx.output, `API key ${reg.keyId} saved to ${ctx.configFile}`);
+    }
+    return 0;
+  },
+};
+
+export const login: CommandSpec = {
+  name: 'login',
+  summary: 'save an API key: a new one made for this machine, or --api-key KEY checked and saved',
+  usage: '--email EMAIL [--password PASSWORD] | --api-key KEY',
+  details: `${CREDENTIAL_HELP}
+  --api-key KEY        save this key instead (checked against the server first)
+  --key-name NAME      name of the key created for this machine (default: unfurl-cli@<hostname>)`,
+  options: { ...CREDENTIAL_OPTIONS, 'key-name': { type: 'string' } },
+  positionals: [0, 0],
+  async run(ctx) {
+    const explicitKey = ctx.string('api-key') ?? (ctx.string('email') ? undefined : ctx.env.UNFURL_API_KEY);
+    if (explicitKey && !ctx.string('email')) {
+      const account = await new Unfurl({ baseUrl: ctx.baseUrl, apiKey: explicitKey }).account.get(ctx);
+      saveLogin(ctx, { apiKey: explicitKey, email: account.email });
+      if (ctx.output.json) printJson(ctx.output, { email: account.email, configFile: ctx.configFile });
+      else line(ctx.output, `Logged in as ${account.email}; key saved to ${ctx.configFile}`);
+      return 0;
+    }
+    const anonymous = new Unfurl({ baseUrl: ctx.baseUrl });
+    const session = await anonymous.auth.login({ email: email(ctx), password: await password(ctx) }, ctx);
+    const withSession = new Unfurl({ baseUrl: ctx.baseUrl, apiKey: session.token });
+    const name = ctx.string('key-name') ?? `unfurl-cli@${os.hostname()}`.slice(0, 200);
+    const key = await withSession.keys.create(name, ctx);
+    saveLogin(ctx, { apiKey: key.key, email: session.email, keyId: key.id });
+    if (ctx.output.json) {
+      printJson(ctx.output, {
+        email: session.email,
+        keyId: key.id,
+        keyName: key.name,
+        configFile: ctx.configFile,
+      });
+    } else {
+      line(
+        ctx.output,
+        `Logged in as ${session.email}; new API key "${key.name}" (${key.id}) saved to ${ctx.configFile}`,
+      );
+    }
+    return 0;
+  },
+};
+
+export const logout: CommandSpec = {
+  name: 'logout',
+  summary: 'forget the saved API key (it stays valid: revoke it with the dashboard or API)',
+  usage: '',
+  options: {},
+  positionals: [0, 0],
+  async run(ctx) {
+    const { apiKey: _, keyId: __, ...rest } = ctx.saved;
+    writeConfig(rest, ctx.configFile);
+    if (ctx.output.json) printJson(ctx.output, { loggedOut: true, configFile: ctx.configFile });
+    else line(ctx.output, `Forgot the key saved in ${ctx.configFile}`);
+    return 0;
+  },
+};
+
+export const credits: CommandSpec = {
+  name: 'credits',
+  summary: 'the balance and the packages on sale; `credits buy PACKAGE` answers a checkout URL',
+  usage: '[buy PACKAGE]',
+  options: {},
+  positionals: [0, 2],
+  async run(ctx) {
+    const [action, packageId] = ctx.positionals;
+    const client = ctx.client({ requireKey: true });
+    if (action !== undefined) {
+      if (action !== 'buy' || !packageId) throw new UsageError('expected `credits` or `credits buy PACKAGE`');
+      const checkout = await client.credits.purchase(packageId, ctx);
+      if (ctx.output.json) printJson(ctx.output, checkout);
+      else {
+        line(ctx.output, `${checkout.credits} credits for $${checkout.priceUsd}: open this page to pay:`);
+        line(ctx.output, checkout.checkoutUrl);
+      }
+      return 0;
+    }
+    const [account, packages] = await Promise.all([client.account.get(ctx), client.credits.packages(ctx)]);
+    if (ctx.output.json) {
+      printJson(ctx.output, { credits: account.credits, email: account.email, packages });
+      return 0;
+    }
+    line(ctx.output, `${account.credits} credits (${account.email})`);
+    line(ctx.output);
+    table(
+      ctx.output,
+      ['PACKAGE', 'CREDITS', 'PRICE'],
+      packages.map((p) => [p.id, p.credits, `$${p.priceUsd}`]),
+    );
+    return 0;
+  },
+};
+
+export const usage: CommandSpec = {
+  name: 'usage',
+  summary: 'credit transactions, newest first',
+  usage: '[--limit N] [--offset N] [--type TYPE]',
+  details: `  --limit N    transactions to show (1–100, default 20)
+  --offset N   skip the newest N
+  --type TYPE  only grant, purchase, settled, hold, release or clawback`,
+  options: { limit: { type: 'string' }, offset: { type: 'string' }, type: { type: 'string' } },
+  positionals: [0, 0],
+  async run(ctx) {
+    const page = await ctx.client({ requireKey: true }).account.usage(
+      {
+        limit: ctx.int('limit', 1, 100) ?? 20,
+        offset: ctx.int('offset', 0, 1e9),
+        type: ctx.string('type'),
+      },
+      ctx,
+    );
+    if (ctx.output.json) {
+      printJson(ctx.output, page);
+      return 0;
+    }
+    table(
+      ctx.output,
+      ['WHEN', 'TYPE', 'AMOUNT', 'JOB', 'DESCRIPTION'],
+      page.transactions.map((t) => [isoTime(t.created_at), t.type, t.amount, t.job_id, t.description]),
+    );
+    line(ctx.output, `${page.transactions.length} of ${page.total} transactions (offset ${page.offset})`);
+    return 0;
+  },
+};
+
+export const jobs: CommandSpec = {
+  name: 'jobs',
+  summary: 'your jobs, newest first; `jobs ID` shows one job and its result',
+  usage: '[ID] [--status STATUS] [--limit N]',
+  details: `  --status STATUS  only queued, active, completed or failed jobs
+  --limit N        jobs to show (default 20; pages are fetched as needed)`,
+  options: { status: { type: 'string' }, limit: { type: 'string' } },
+  positionals: [0, 1],
+  async run(ctx) {
+    const client = ctx.client({ requireKey: true });
+    const [id] = ctx.positionals;
+    if (id) {
+      const job = await client.jobs.get(id, ctx);
+      if (ctx.output.json) printJson(ctx.output, job);
+      else {
+        const { result, ...summary } = job;
+        fields(ctx.output, Object.entries(summary));
+        line(ctx.output, 'result:');
+        line(ctx.output, JSON.stringify(result, null, 2));
+      }
+      return 0;
+    }
+    const status = ctx.string('status');
+    if (status !== undefined && !['queued', 'active', 'completed', 'failed'].includes(status)) {
+      throw new UsageError('--status: one of queued, active, completed, failed');
+    }
+    const limit = ctx.int('limit', 1, 100_000) ?? 20;
+    const rows = [];
+    for await (const job of client.jobs.list({
+      status: status as 'queued' | undefined,
+      pageSize: Math.min(limit, 100),
+      signal: ctx.signal,
+    })) {
+      rows.push(job);
+      if (rows.length >= limit) break;
+    }
+    if (ctx.output.json) {
+      printJson(ctx.output, { jobs: rows });
+      return 0;
+    }
+    table(
+      ctx.output,
+      ['ID', 'KIND', 'STATUS', 'CREATED', 'DURATION', 'CREDITS', 'ERROR'],
+      rows.map((j) => [
+        j.id,
+        j.queue,
+        j.status,
+        isoTime(j.createdAt),
+        j.durationMs === null ? '-' : `${(j.durationMs / 1000).toFixed(1)} s`,
+        j.credits,
+        j.error,
+      ]),
+    );
+    if (rows.length === 0) line(ctx.output, 'no jobs');
+    return 0;
+  },
+};

@@ -1,0 +1,5 @@
+// The client commands, by area.
+export * as account from './account.js';
+export * as ai from './ai.js';
+export * as video from './video.js';
+export * as web from './web.js';

@@ -1,0 +1,121 @@
+// Web commands: scrape one page to Markdown, and crawl a site into a folder of Markdown files with a
+// progress bar while the job runs.
+import path from 'node:path';
+import type { CrawlBody } from '@unfurl/sdk';
+import type { CommandSpec } from '../context.js';
+import { UsageError } from '../exit-codes.js';
+import { line, printJson } from '../output.js';
+import { PageWriter } from '../page-files.js';
+import { answeredJobId, WAIT_OPTIONS } from '../wait.js';
+
+export const scrape: CommandSpec = {
+  name: 'scrape',
+  summary: 'a web page as Markdown',
+  usage: 'URL [--no-links] [--lang LANG] [--render auto|always|never]',
+  details: `  --no-links     links become plain text in the Markdown
+  --lang LANG    preferred language, sent as Accept-Language
+  --render MODE  headless browser: auto (default), always, never`,
+  options: { 'no-links': { type: 'boolean' }, lang: { type: 'string' }, render: { type: 'string' } },
+  positionals: [1, 1],
+  async run(ctx) {
+    const render = ctx.string('render');
+    if (render !== undefined && !['auto', 'always', 'never'].includes(render)) {
+      throw new UsageError('--render: one of auto, always, never');
+    }
+    const page = await ctx.client({ requireKey: true }).web.scrape(
+      {
+        url: ctx.positionals[0]!,
+        noLinks: ctx.values['no-links'] === true ? true : undefined,
+        lang: ctx.string('lang'),
+        render: render as 'auto' | undefined,
+      },
+      ctx,
+    );
+    if (ctx.output.json) printJson(ctx.output, page);
+    else ctx.output.out.write(page.content.endsWith('\n') ? page.content : `${page.content}\n`);
+    return 0;
+  },
+};
+
+export const crawl: CommandSpec = {
+  name: 'crawl',
+  summary: 'crawl a site: every page written as a Markdown file into --out DIR',
+  usage: 'URL [--out DIR] [--limit N] [--max-depth N] [--include RE]… [--exclude RE]…',
+  details: `  --out DIR           where the pages go (default ./unfurl-crawl-<job id>)
+  --limit N           most pages (1–5000, default 100; costs 1 + pages)
+  --max-depth N       most link hops from the start page (0–20, default 10)
+  --include RE        only paths matching this regular expression (repeatable)
+  --exclude RE        no path matching this regular expression (repeatable)
+  --allow-subdomains  also follow links to subdomains
+  --entire-domain     every path of the host, not only those under the start URL
+  --no-wait           print the job id and exit`,
+  options: {
+    out: { type: 'string' },
+    limit: { type: 'string' },
+    'max-depth': { type: 'string' },
+    include: { type: 'string', multiple: true },
+    exclude: { type: 'string', multiple: true },
+    'allow-subdomains': { type: 'boolean' },
+    'entire-domain': { type: 'boolean' },
+    'no-wait': WAIT_OPTIONS['no-wait'],
+  },
+  positionals: [1, 1],
+  async run(ctx) {
+    const url = ctx.positionals[0]!;
+    let startHost: string;
+    try {
+      startHost = new URL(url).host;
+    } catch {
+      throw new UsageError(`"${url}" is not a URL`);
+    }
+    const limit = ctx.int('limit', 1, 5000);
+    const body: CrawlBody = {
+      url,
+      limit,
+      maxDepth: ctx.int('max-depth', 0, 20),
+      includePaths: ctx.values.include as string[] | undefined,
+      excludePaths: ctx.values.exclude as string[] | undefined,
+      allowSubdomains: ctx.values['allow-subdomains'] === true ? true : undefined,
+      entireDomain: ctx.values['entire-domain'] === true ? true : undefined,
+    };
+    const client = ctx.client({ requireKey: true });
+    const { jobId } = await client.web.crawl(body, ctx);
+    if (answeredJobId(ctx, jobId)) return 0;
+
+    const out = path.resolve(ctx.string('out') ?? `unfurl-crawl-${jobId}`);
+    const writer = new PageWriter(out, startHost);
+    const progress = ctx.progress();
+    let status = 'queued';
+    let failures = 0;
+    try {
+      for await (const page of client.crawlPages(jobId, {
+        intervalMs: 500,
+        signal: ctx.signal,
+        onPoll: (answer) => {
+          status = answer.status;
+          failures = answer.failures.length;
+          progress.update(writer.files.length, limit ?? 100, `pages  ${status}`);
+        },
+      })) {
+        writer.write(page);
+        progress.update(writer.files.length, limit ?? 100, `pages  ${status}`);
+      }
+    } finally {
+      progress.stop();
+    }
+    if (ctx.output.json) {
+      printJson(ctx.output, {
+        jobId,
+        status: 'completed',
+        out,
+        pages: writer.files.length,
+        failures,
+        files: writer.files,
+      });
+    } else {
+      const failed = failures ? ` (${failures} failed)` : '';
+      line(ctx.output, `${writer.files.length} pages written to ${out}${failed}`);
+    }
+    return 0;
+  },
+};
