@@ -42,6 +42,12 @@ export class FacebookPlatform implements Platform {
         headers: HEADERS,
         signal,
         recognise: (next) => {
+          if (/^\/(login|checkpoint)\b/.test(next.pathname)) {
+            throw new AppError(
+              'forbidden',
+              'The social network wants a login to show what this link points to',
+            );
+          }
           try {
             const found = parseFacebookUrl(next);
             return found && found.kind !== 'short' ? found : null;
