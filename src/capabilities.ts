@@ -1,4 +1,5 @@
 // Where each capability registers its job kinds, so that serve, worker and tests all know them.
+import { registerAiJobs } from './media/ai-jobs.js';
 import type { Services } from './services.js';
 import { registerCrawl } from './sources/web/crawl-job.js';
 import { registerVideoBatches } from './sources/youtube/batch-job.js';
@@ -17,4 +18,5 @@ export function registerCapabilities(services: Services): void {
     youtube: services.youtube,
     items: services.jobs.items,
   });
+  registerAiJobs(services);
 }

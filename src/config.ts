@@ -21,6 +21,20 @@ export interface Config {
     readonly asrModel: string;
     readonly visionModel: string;
     readonly llmModel: string;
+    /** Where each task goes: its own UNFURL_<TASK>_BASE_URL / _API_KEY, else the shared provider. */
+    readonly asr: AiEndpoint;
+    readonly vision: AiEndpoint;
+    readonly llm: AiEndpoint;
+    /** Largest audio file sent in one transcription request (OpenAI and Groq take 25 MB). */
+    readonly asrMaxUploadBytes: number;
+    /** Longest media one AI job takes (speech recognition, describe, extract): UNFURL_AI_MAX_MINUTES. */
+    readonly maxMediaSeconds: number;
+    /** One provider request, body included. */
+    readonly requestTimeoutMs: number;
+    /** All provider calls of one job, retries and their pauses included. */
+    readonly jobBudgetMs: number;
+    /** First pause before retrying a 429/5xx (doubled each time; Retry-After wins when longer). */
+    readonly retryBaseMs: number;
   };
   readonly stripe: { readonly secretKey: string | null; readonly webhookSecret: string | null };
   readonly checkout: CheckoutMode;
@@ -75,6 +89,13 @@ export interface Config {
   };
   /** The microblog's web GraphQL (all stats); unset: its public syndication answer only. */
   readonly microblog: { readonly webBearerToken: string | null };
+}
+
+/** One OpenAI-compatible endpoint for one task; baseUrl null when the task is not configured. */
+export interface AiEndpoint {
+  readonly baseUrl: string | null;
+  readonly apiKey: string | null;
+  readonly model: string;
 }
 
 export class ConfigError extends Error {
@@ -147,6 +168,16 @@ function upstreamOverrides(env: Env): Record<string, string> {
   return out;
 }
 
+/** UNFURL_<TASK>_BASE_URL / _API_KEY / _MODEL, falling back to UNFURL_AI_BASE_URL / _API_KEY. */
+function aiEndpoint(env: Env, task: 'ASR' | 'VISION' | 'LLM', model: string): AiEndpoint {
+  const own = url(env, `UNFURL_${task}_BASE_URL`, ['http:', 'https:']);
+  return {
+    baseUrl: (own ?? url(env, 'UNFURL_AI_BASE_URL', ['http:', 'https:']))?.replace(/\/+$/, '') ?? null,
+    apiKey: str(env, `UNFURL_${task}_API_KEY`) ?? (own ? null : str(env, 'UNFURL_AI_API_KEY')),
+    model: str(env, `UNFURL_${task}_MODEL`) ?? model,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = str(env, 'HOST') ?? '127.0.0.1';
@@ -197,6 +228,20 @@ export function loadConfig(env: Env = process.env): Config {
       asrModel: str(env, 'UNFURL_ASR_MODEL') ?? 'whisper-1',
       visionModel: str(env, 'UNFURL_VISION_MODEL') ?? 'gpt-4o-mini',
       llmModel: str(env, 'UNFURL_LLM_MODEL') ?? 'gpt-4o-mini',
+      asr: aiEndpoint(env, 'ASR', 'whisper-1'),
+      vision: aiEndpoint(env, 'VISION', 'gpt-4o-mini'),
+      llm: aiEndpoint(env, 'LLM', 'gpt-4o-mini'),
+      asrMaxUploadBytes: int(
+        env,
+        'UNFURL_ASR_MAX_UPLOAD_BYTES',
+        25 * 1024 * 1024,
+        16 * 1024,
+        1024 * 1024 * 1024,
+      ),
+      maxMediaSeconds: int(env, 'UNFURL_AI_MAX_MINUTES', 240, 1, 24 * 60) * 60,
+      requestTimeoutMs: int(env, 'UNFURL_AI_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      jobBudgetMs: int(env, 'UNFURL_AI_JOB_BUDGET_MS', 15 * 60_000, 100, 6 * 3_600_000),
+      retryBaseMs: int(env, 'UNFURL_AI_RETRY_BASE_MS', 1000, 0, 60_000),
     },
     stripe: { secretKey: stripeKey, webhookSecret: str(env, 'STRIPE_WEBHOOK_SECRET') },
     checkout: checkoutRaw as CheckoutMode,

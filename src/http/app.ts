@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutPageRoutes } from './routes/checkout-page.js';
 import { creditRoutes } from './routes/credits.js';
+import { extractRoutes } from './routes/extract.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { microblogRoutes } from './routes/microblog.js';
@@ -19,6 +20,7 @@ import { registerRequestObservability, systemRoutes } from './routes/system.js';
 import { vidsiteRoutes } from './routes/vidsite.js';
 import { vidsiteBatchRoutes } from './routes/vidsite-batch.js';
 import { vidsiteListRoutes } from './routes/vidsite-lists.js';
+import { videoDescribeRoutes } from './routes/video-describe.js';
 import { webRoutes } from './routes/web.js';
 import { ErrorBody } from './schemas/common.js';
 
@@ -112,6 +114,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(vidsiteRoutes);
   await app.register(vidsiteListRoutes);
   await app.register(vidsiteBatchRoutes);
+  await app.register(videoDescribeRoutes);
+  await app.register(extractRoutes);
   await app.register(microblogRoutes);
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 

@@ -41,6 +41,19 @@ function idempotencyKey(request: FastifyRequest): string | null {
   return key;
 }
 
+/** 202 {jobId} with the credit headers of an accepted job (nothing charged yet, what is held). */
+export async function sendJobAccepted(
+  reply: FastifyReply,
+  ledger: FastifyInstance['services']['ledger'],
+  accountId: string,
+  jobId: string,
+): Promise<FastifyReply> {
+  reply.header('X-Credits-Charged', '0');
+  reply.header('X-Credits-Held', String(await ledger.heldFor(jobId)));
+  reply.header('X-Credits-Remaining', String(await ledger.balance(accountId)));
+  return reply.code(202).send({ jobId });
+}
+
 export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance, opts: JobRouteOptions<B>) {
   const { jobs, fetcher, ledger } = app.services;
   const body = Type.Composite([opts.body, Type.Object({ webhookUrl: Type.Optional(WebhookUrl) })], {
@@ -73,10 +86,7 @@ export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance
       webhookUrl: webhookUrl ?? null,
       idempotencyKey: key,
     });
-    reply.header('X-Credits-Charged', '0');
-    reply.header('X-Credits-Held', String(await ledger.heldFor(jobId)));
-    reply.header('X-Credits-Remaining', String(await ledger.balance(accountId)));
-    return reply.code(202).send({ jobId });
+    return sendJobAccepted(reply, ledger, accountId, jobId);
   };
   app.post(opts.path, { schema: { ...schema, ...(description && { description }) } }, handler);
   for (const alias of aliases) app.post(alias, { schema: { ...schema, hide: true } }, handler);

@@ -1,8 +1,13 @@
 // Where a transcript request turns into a speech-recognition job: answers 202 {jobId} (the same job
-// for a repeated request while it runs), or 503 provider_unavailable when no recogniser is configured.
+// for a repeated request while it runs: the kind's dedupe key), or 503 provider_unavailable when no
+// recogniser is configured — before anything is located or held.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { requireProvider } from '../media/ai/providers.js';
+import type { SpeechJobInput } from '../media/transcript-job.js';
 import type { MediaRef } from '../sources/platform.js';
+import { sendJobAccepted } from './job-route.js';
+import { principal } from './plugins/auth.js';
 
 export interface SpeechTranscriptRequest {
   readonly ref: MediaRef;
@@ -12,12 +17,31 @@ export interface SpeechTranscriptRequest {
 }
 
 export async function submitSpeechTranscript(
-  _request: FastifyRequest,
-  _reply: FastifyReply,
-  _wanted: SpeechTranscriptRequest,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  wanted: SpeechTranscriptRequest,
 ): Promise<FastifyReply> {
-  throw new AppError(
-    'provider_unavailable',
-    'This video has no captions and would need speech recognition, which is not configured on this server',
-  );
+  const { config, jobs, ledger, platforms } = request.server.services;
+  // No captions here and no recogniser configured: 503 before anything is located or held.
+  requireProvider(config.ai.asr, 'speech recognition (the video has no captions to use)');
+  const { accountId } = principal(request);
+  // The platform's length sizes the hold; media that is private, gone or too long fails here, unbilled.
+  const { location } = await platforms.locate(wanted.ref.url);
+  const maxSeconds = config.ai.maxMediaSeconds;
+  if (location.durationSec !== null && location.durationSec > maxSeconds) {
+    throw new AppError(
+      'payload_too_large',
+      `The media lasts ${Math.ceil(location.durationSec / 60)} minutes; speech recognition takes at most ${maxSeconds / 60}`,
+      'url',
+    );
+  }
+  // `lang` only chooses among native tracks: the recogniser reports the language it hears.
+  const input: SpeechJobInput = {
+    url: wanted.ref.url,
+    ...(wanted.text !== undefined && { text: wanted.text }),
+    ...(wanted.chunkSize !== undefined && { chunkSize: wanted.chunkSize }),
+    durationSec: location.durationSec,
+  };
+  const { jobId } = await jobs.service.submit({ accountId, kind: 'transcript', input });
+  return sendJobAccepted(reply, ledger, accountId, jobId);
 }

@@ -1,0 +1,41 @@
+// POST /v1/video/describe: a describe job (AI vision over key frames, or the text shown on them with
+// mode=ocr); polled at GET /v1/video/describe/{jobId} (the shared poll routes).
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { requireProvider } from '../../media/ai/providers.js';
+import { DescribeBody, type DescribeInput } from '../../media/describe-job.js';
+import { jobRoute } from '../job-route.js';
+
+type Body = Static<typeof DescribeBody> & { webhookUrl?: string };
+
+export async function videoDescribeRoutes(app: FastifyInstance) {
+  const { fetcher, config } = app.services;
+  jobRoute<Body>(app, {
+    path: '/v1/video/describe',
+    kind: 'describe',
+    tags: ['Videos'],
+    summary: 'Describe a video with AI vision (a job): poll GET /v1/video/describe/{jobId}',
+    description:
+      'Up to `maxFrames` frames, chosen where the picture changes (evenly spread otherwise), scaled so the long ' +
+      'side is at most `maxResolution`, are sent to the vision model with `prompt`. `includeTranscript` adds ' +
+      'the transcript (captions, else speech recognition when configured) to the prompt and the result. ' +
+      '`mode=ocr` answers with the text shown on the frames instead. Holds 5 + `maxFrames` credits and costs ' +
+      '5 + frames used (+ 2 per started minute when speech had to be recognised). Result: ' +
+      '`{description, frames:[{timeMs, width, height}], transcript?}`. 503 `provider_unavailable` when no ' +
+      'vision model is configured (mode=describe).',
+    body: DescribeBody,
+    toInput: (body): DescribeInput => {
+      fetcher.checkUrl(body.url, 'url');
+      const mode = body.mode ?? 'describe';
+      if (mode === 'describe') requireProvider(config.ai.vision, 'a vision model');
+      return {
+        url: body.url,
+        mode,
+        ...(body.prompt?.trim() && { prompt: body.prompt.trim() }),
+        maxFrames: body.maxFrames ?? 8,
+        maxResolution: body.maxResolution ?? 512,
+        includeTranscript: body.includeTranscript ?? false,
+      };
+    },
+  });
+}

@@ -1,0 +1,48 @@
+// Registers the AI job kinds (transcript by speech recognition, describe, extract) with what they
+// use: the platforms registry, the downloader, scratch dirs, the providers and the OCR engine.
+import path from 'node:path';
+import type { Services } from '../services.js';
+import type { MediaSources } from './ai/job-media.js';
+import { createAiProviders } from './ai/providers.js';
+import { registerDescribe } from './describe-job.js';
+import { registerExtract } from './extract-job.js';
+import { recogniseBatch } from './ocr/tesseract.js';
+import { registerSpeechTranscripts } from './transcript-job.js';
+
+export function registerAiJobs(services: Services): void {
+  const ai = createAiProviders(services.config);
+  services.onClose(() => ai.close());
+  const { platforms } = services;
+  const sources: MediaSources = {
+    locate: (url, signal) => platforms.locate(url, signal),
+    nativeTranscript: (ref, request) => platforms.get(ref.platform).nativeTranscript(ref, request),
+  };
+  const deps = {
+    registry: services.jobs.registry,
+    sources,
+    downloader: services.downloader,
+    scratch: services.scratch,
+    ai,
+    settings: {
+      maxUploadBytes: services.config.ai.asrMaxUploadBytes,
+      maxMediaSeconds: services.config.ai.maxMediaSeconds,
+      jobBudgetMs: services.config.ai.jobBudgetMs,
+    },
+  };
+  registerSpeechTranscripts(deps);
+  registerExtract(deps);
+  registerDescribe({
+    ...deps,
+    // mode=ocr: the text Tesseract reads on each key frame, its lines top to bottom.
+    readText: async (frames, signal) => {
+      if (frames.length === 0) return [];
+      const list = path.join(path.dirname(frames[0]!.path), 'ocr-frames.txt');
+      const lines = await recogniseBatch(
+        frames.map((f) => f.path),
+        list,
+        { signal },
+      );
+      return lines.map((l) => l.map((line) => line.text).join('\n'));
+    },
+  });
+}

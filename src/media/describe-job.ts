@@ -1,0 +1,134 @@
+// Job kind `describe` (POST /v1/video/describe): key frames where the picture changes, scaled to
+// `maxResolution`, described by the vision model with the caller's prompt — or, with mode=ocr, the
+// text shown on them. Holds 5 + maxFrames, settles 5 + frames used; a transcript that needs speech
+// recognition (includeTranscript without captions) adds 2 credits per started minute of sound.
+import { Type } from '@sinclair/typebox';
+import { prices, startedMinutes } from '../billing/prices.js';
+import { JobError } from '../jobs/types.js';
+import type { Transcript } from '../sources/transcript.js';
+import { budget } from './ai/budget.js';
+import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';
+import { type KeyFrame, keyFrames } from './frames.js';
+import { videoTranscript } from './vision/context.js';
+import { describeFrames } from './vision/describe.js';
+
+export interface DescribeInput {
+  url: string;
+  mode: 'describe' | 'ocr';
+  prompt?: string;
+  maxFrames: number;
+  maxResolution: number;
+  includeTranscript: boolean;
+}
+
+export interface DescribeResult {
+  description: string;
+  frames: Array<{ timeMs: number; width: number; height: number }>;
+  transcript?: Transcript | null;
+}
+
+/** Reads the text shown on frames (the OCR engine), one string per frame. */
+export type FrameTextReader = (frames: readonly KeyFrame[], signal: AbortSignal) => Promise<string[]>;
+
+export const DescribeBody = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'Video (or audio-less video file) URL' }),
+  mode: Type.Optional(
+    Type.Union([Type.Literal('describe'), Type.Literal('ocr')], {
+      default: 'describe',
+      description: '`describe`: the vision model describes the frames; `ocr`: the text shown on them',
+    }),
+  ),
+  prompt: Type.Optional(Type.String({ maxLength: 4000, description: 'What to ask about the video' })),
+  maxFrames: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 8 })),
+  maxResolution: Type.Optional(
+    Type.Integer({ minimum: 64, maximum: 2048, default: 512, description: 'Longest side of each frame, px' }),
+  ),
+  includeTranscript: Type.Optional(Type.Boolean({ default: false })),
+});
+
+export const describeEstimate = (input: DescribeInput) =>
+  prices.describeBase + prices.describePerFrame * input.maxFrames;
+
+const charged = new WeakMap<object, number>();
+
+export function registerDescribe(deps: AiJobDeps & { readText: FrameTextReader }): void {
+  deps.registry.register<DescribeInput, DescribeResult>({
+    kind: 'describe',
+    inputSchema: DescribeBody,
+    concurrency: 2,
+    timeoutMs: aiJobTimeoutMs(deps.settings),
+    estimate: describeEstimate,
+    cost: (input, result) =>
+      charged.get(result) ??
+      prices.describeBase + prices.describePerFrame * Math.min(result.frames.length, input.maxFrames),
+    run: (ctx, input) =>
+      deps.scratch.with(`describe-${ctx.jobId}`, async (dir) => {
+        const calls = { budget: budget(deps.settings.jobBudgetMs), signal: ctx.signal };
+        const media = await fetchMedia(deps, input.url, dir, ctx.signal);
+        if (!media.probed.hasVideo)
+          throw new JobError('invalid_request', 'The URL has no pictures to describe', false);
+        if (media.probed.durationSec > deps.settings.maxMediaSeconds) {
+          throw new JobError(
+            'payload_too_large',
+            `The video is longer than ${deps.settings.maxMediaSeconds / 60} minutes`,
+            false,
+          );
+        }
+        let speechCredits = 0;
+        const transcript = input.includeTranscript
+          ? await videoTranscript(deps, media, {
+              ...calls,
+              dir,
+              onSpeech: async (seconds) => {
+                speechCredits = prices.speechPerMinute * startedMinutes(seconds);
+                await ctx.holdMore(speechCredits);
+              },
+            })
+          : null;
+        const frames = await keyFrames(media.file, {
+          max: input.maxFrames,
+          maxResolution: input.maxResolution,
+          dir,
+          signal: ctx.signal,
+          probed: media.probed,
+        });
+        const description =
+          input.mode === 'ocr'
+            ? ocrText(frames, await deps.readText(frames, ctx.signal))
+            : await describeFrames(
+                deps.ai.vision,
+                {
+                  prompt: input.prompt,
+                  frames,
+                  maxResolution: input.maxResolution,
+                  cues: transcript?.cues ?? null,
+                },
+                calls,
+              );
+        const result: DescribeResult = {
+          description,
+          frames: frames.map((f) => ({ timeMs: f.timeMs, width: f.width, height: f.height })),
+          ...(input.includeTranscript && { transcript: transcript?.transcript ?? null }),
+        };
+        charged.set(result, prices.describeBase + prices.describePerFrame * frames.length + speechCredits);
+        return result;
+      }),
+  });
+}
+
+/** mode=ocr: the text of each frame after its time, frames showing the same text as the one before left out. */
+function ocrText(frames: readonly KeyFrame[], texts: readonly string[]): string {
+  const lines: string[] = [];
+  let previous = '';
+  frames.forEach((f, i) => {
+    const text = (texts[i] ?? '').replace(/\s+/g, ' ').trim();
+    if (text && text !== previous) lines.push(`[${clockOf(f.timeMs)}] ${text}`);
+    previous = text;
+  });
+  return lines.join('\n');
+}
+
+const clockOf = (ms: number) => {
+  const s = Math.floor(ms / 1000);
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+};

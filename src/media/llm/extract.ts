@@ -1,0 +1,128 @@
+// Structured extraction with a language model: the video's transcript and key frames in, JSON that
+// matches a schema out. With no schema the model first proposes one (its own call). Every answer is
+// checked with ajv; a wrong one gets one repair round with the errors, then the job fails clearly.
+import { JobError } from '../../jobs/types.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, chat } from '../ai/chat.js';
+import type { AiClient, CallOptions } from '../ai/client.js';
+import {
+  type JsonSchema,
+  normaliseSchema,
+  schemaProblem,
+  strictCompatible,
+  validateAgainst,
+} from './schema.js';
+
+export interface ExtractContext {
+  prompt?: string;
+  /** "[mm:ss] text" lines, or null without a transcript. */
+  transcript: string | null;
+  /** Frame parts (text + image), possibly none. */
+  frames: ContentPart[];
+}
+
+const SYSTEM =
+  'You extract structured data from a video, given its transcript and frames sampled from it in order. ' +
+  'Use only what the video shows or says; use null where the video does not tell.';
+
+function videoParts(ctx: ExtractContext): ContentPart[] {
+  return [
+    ...(ctx.transcript ? [{ type: 'text' as const, text: `Transcript:\n${ctx.transcript}` }] : []),
+    ...(ctx.frames.length ? [{ type: 'text' as const, text: 'Frames:' }, ...ctx.frames] : []),
+  ];
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  // Some servers wrap JSON in a Markdown fence even when asked for JSON.
+  const bare = text.replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  try {
+    return { ok: true, value: JSON.parse(bare) };
+  } catch (err) {
+    return { ok: false, error: `not valid JSON (${(err as Error).message.slice(0, 120)})` };
+  }
+}
+
+/**
+ * One request, and one repair round if its answer fails `check`: the model sees its answer and
+ * what is wrong with it. Answers the accepted value, or fails the job naming the problems.
+ */
+async function askWithRepair<T>(
+  client: AiClient,
+  request: ChatRequest,
+  check: (value: unknown) => string[],
+  what: string,
+  opts: CallOptions,
+): Promise<T> {
+  const messages: ChatMessage[] = [...request.messages];
+  let problems: string[] = [];
+  for (let round = 0; round < 2; round++) {
+    const text = await chat(client, { ...request, messages }, opts);
+    const parsed = parseJson(text);
+    problems = parsed.ok ? check(parsed.value) : [parsed.error];
+    if (problems.length === 0 && parsed.ok) return parsed.value as T;
+    messages.push(
+      { role: 'assistant', content: text },
+      {
+        role: 'user',
+        content: `That answer is not valid: ${problems.join('; ')}. Answer again with only the corrected JSON.`,
+      },
+    );
+  }
+  throw new JobError(
+    'upstream_error',
+    `The model's ${what} was still invalid after a repair round: ${problems.slice(0, 5).join('; ')}`,
+    false,
+  );
+}
+
+/** A JSON Schema (type object) for what `prompt` asks, proposed by the model from the video. */
+export function proposeSchema(client: AiClient, ctx: ExtractContext, opts: CallOptions): Promise<JsonSchema> {
+  const ask =
+    `${ctx.prompt ? `The user wants: ${ctx.prompt}\n` : ''}` +
+    'Propose a JSON Schema (draft 2020-12) for the data to extract from this video: "type": "object" at the ' +
+    'top, with "properties", "required" and a short "description" for each field. Answer with the schema only.';
+  return askWithRepair<JsonSchema>(
+    client,
+    {
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: [{ type: 'text', text: ask }, ...videoParts(ctx)] },
+      ],
+      response_format: { type: 'json_object' },
+      temperature: 0,
+    },
+    (value) => {
+      const problem = schemaProblem(value);
+      return problem ? [`the schema ${problem}`] : [];
+    },
+    'schema',
+    opts,
+  );
+}
+
+/** Data matching `schema`, extracted from the video. */
+export function extractData(
+  client: AiClient,
+  schema: JsonSchema,
+  ctx: ExtractContext,
+  opts: CallOptions,
+): Promise<unknown> {
+  const sent = normaliseSchema(schema);
+  const ask = `${ctx.prompt ? `${ctx.prompt}\n` : ''}Extract the data described by the JSON Schema of the answer.`;
+  return askWithRepair<unknown>(
+    client,
+    {
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: [{ type: 'text', text: ask }, ...videoParts(ctx)] },
+      ],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'extraction', schema: sent, strict: strictCompatible(sent) },
+      },
+      temperature: 0,
+    },
+    (value) => validateAgainst(schema, value),
+    'answer',
+    opts,
+  );
+}

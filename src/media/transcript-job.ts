@@ -1,0 +1,80 @@
+// Job kind `transcript`: speech recognition of a video or audio URL (GET /v1/transcript with
+// mode=generate, or auto without captions). Holds 2 credits per started minute of what the platform
+// says the media lasts (a default when it does not say), tops the hold up once the sound is
+// measured, and settles on the measured length.
+import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { prices, startedMinutes } from '../billing/prices.js';
+import { JobError } from '../jobs/types.js';
+import { shapeTranscript, type Transcript } from '../sources/transcript.js';
+import { budget } from './ai/budget.js';
+import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';
+import { recogniseSpeech } from './asr/recognise.js';
+
+export interface SpeechJobInput {
+  /** The video's canonical URL (located again when the job runs: media URLs expire). */
+  url: string;
+  text?: boolean;
+  chunkSize?: number;
+  /** What the platform said the media lasts when the job was submitted (null: unknown). */
+  durationSec: number | null;
+}
+
+export const SpeechJobInputSchema = Type.Object({
+  url: Type.String(),
+  text: Type.Optional(Type.Boolean()),
+  chunkSize: Type.Optional(Type.Integer()),
+  durationSec: Type.Union([Type.Number(), Type.Null()]),
+});
+
+/** Held when the length is unknown until the file is probed. */
+export const UNKNOWN_LENGTH_SECONDS = 10 * 60;
+
+export const speechCredits = (seconds: number) => prices.speechPerMinute * startedMinutes(seconds);
+
+/** Credits settled per result object (cost() is handed the object run() returned). */
+const measured = new WeakMap<object, number>();
+
+export function registerSpeechTranscripts(deps: AiJobDeps): void {
+  const { settings } = deps;
+  const estimate = (input: SpeechJobInput) =>
+    speechCredits(Math.min(input.durationSec ?? UNKNOWN_LENGTH_SECONDS, settings.maxMediaSeconds));
+  deps.registry.register<SpeechJobInput, Transcript>({
+    kind: 'transcript',
+    inputSchema: SpeechJobInputSchema,
+    concurrency: 2,
+    timeoutMs: aiJobTimeoutMs(settings),
+    estimate,
+    dedupeKey: (input) =>
+      createHash('sha256')
+        .update(JSON.stringify([input.url, input.text ?? false, input.chunkSize ?? null]))
+        .digest('hex'),
+    cost: (input, result) => measured.get(result) ?? estimate(input),
+    run: (ctx, input) =>
+      deps.scratch.with(`transcript-${ctx.jobId}`, async (dir) => {
+        const media = await fetchMedia(deps, input.url, dir, ctx.signal);
+        if (!media.probed.hasAudio) {
+          throw new JobError('transcript_unavailable', 'The media has no sound to recognise', false);
+        }
+        const speech = await recogniseSpeech(media.file, {
+          client: deps.ai.asr,
+          dir,
+          maxUploadBytes: settings.maxUploadBytes,
+          maxSeconds: settings.maxMediaSeconds,
+          budget: budget(settings.jobBudgetMs),
+          signal: ctx.signal,
+          onDuration: (seconds) => ctx.holdMore(speechCredits(seconds) - estimate(input)),
+        });
+        if (speech.cues.length === 0) {
+          // Never an empty transcript: the caller is told and not charged.
+          throw new JobError('transcript_unavailable', 'No speech was recognised in the media', false);
+        }
+        const result = shapeTranscript(
+          { cues: speech.cues, lang: speech.lang, availableLangs: [] },
+          { text: input.text, chunkSize: input.chunkSize },
+        );
+        measured.set(result, speechCredits(speech.durationSec));
+        return result;
+      }),
+  });
+}

@@ -1,0 +1,71 @@
+// One test app wired to the AI stand-in and a media server, with job processing running, and the
+// helpers the AI tests share (poll until a job ends, read the balance and the ledger of a job).
+import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
+import { createTestApp, type TestApp } from '../../support/app.js';
+import type { OpenAiServer } from '../../support/openai-server.js';
+
+const quiet = { info() {}, warn() {}, error() {} };
+
+export interface AiApp {
+  t: TestApp;
+  processing: JobProcessing | null;
+  close(): Promise<void>;
+}
+
+export async function startAiApp(
+  ai: OpenAiServer | null,
+  overrides: Record<string, string> = {},
+): Promise<AiApp> {
+  const t = await createTestApp({
+    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+    ...(ai && { UNFURL_AI_BASE_URL: ai.baseUrl, UNFURL_AI_API_KEY: 'sk-test-key' }),
+    UNFURL_AI_RETRY_BASE_MS: '40',
+    UNFURL_JOB_POLL_MS: '50',
+    UNFURL_JOB_BACKOFF_MS: '50',
+    ...overrides,
+  });
+  const processing = await startJobProcessing(t.services, quiet);
+  return {
+    t,
+    processing,
+    async close() {
+      await processing.stop(1000);
+      await t.close();
+    },
+  };
+}
+
+/** Polls `url` until the job completed or failed. */
+export async function pollUntilEnded(
+  t: TestApp,
+  key: string,
+  url: string,
+  timeoutMs = 60_000,
+  // biome-ignore lint/suspicious/noExplicitAny: test helper reading JSON answers
+): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await t.call(key, { method: 'GET', url });
+    if (res.statusCode !== 200) throw new Error(`poll ${url}: ${res.statusCode} ${res.body}`);
+    const body = res.json();
+    if (body.status === 'completed' || body.status === 'failed') return body;
+    if (Date.now() > deadline) throw new Error(`job at ${url} still ${body.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function balance(t: TestApp, key: string): Promise<number> {
+  return (await t.call(key, { method: 'GET', url: '/v1/account' })).json().credits;
+}
+
+/** The ledger rows of one job: type and amount, in order. */
+export async function ledgerOf(t: TestApp, jobId: string) {
+  const rows = await t.services.store.db
+    .selectFrom('credit_transactions')
+    .select(['type', 'amount'])
+    .where('job_id', '=', jobId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ type: r.type, amount: Number(r.amount) }));
+}
