@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Services } from '../services.js';
 import { newId } from '../store/ids.js';
+import { dashboardRoutes } from './dashboard/plugin.js';
 import { type RouteEntry, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { accountRoutes } from './routes/account.js';
@@ -117,6 +118,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(videoDescribeRoutes);
   await app.register(extractRoutes);
   await app.register(microblogRoutes);
+  await app.register(dashboardRoutes);
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -1,0 +1,71 @@
+// The dashboard's entry: hash routes (#/overview, #/keys …), one <section data-view> shown at a
+// time, signed-out visitors sent to the sign-in view.
+import { session, whenSessionLost } from './api.js';
+import { authView } from './auth.js';
+import { creditsView } from './credits.js';
+import { $ } from './dom.js';
+import { jobsView } from './jobs.js';
+import { keysView } from './keys.js';
+import { overviewView } from './overview.js';
+import { playgroundView } from './playground.js';
+
+const views = {
+  auth: authView,
+  overview: overviewView,
+  keys: keysView,
+  credits: creditsView,
+  jobs: jobsView,
+  playground: playgroundView,
+};
+const initialised = new Set();
+let firstRoute = true;
+
+function show(name) {
+  for (const section of document.querySelectorAll('[data-view]'))
+    section.hidden = section.dataset.view !== name;
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  const signedIn = session.get();
+  $('nav').hidden = !signedIn;
+  $('who').hidden = !signedIn;
+  $('who-email').textContent = signedIn ? signedIn.email : '';
+  const heading = document.querySelector(`[data-view="${name}"] h1`);
+  document.title = `${heading ? heading.textContent : 'Dashboard'} · Unfurl`;
+  // Moving focus to the new heading tells screen-reader users the page changed (not on first load).
+  if (!firstRoute && heading) heading.focus();
+  firstRoute = false;
+}
+
+async function route() {
+  const wanted = window.location.hash.replace(/^#\/?/, '').split('?')[0] || 'overview';
+  const name = !session.get() ? 'auth' : views[wanted] && wanted !== 'auth' ? wanted : 'overview';
+  const view = views[name];
+  if (!initialised.has(name)) {
+    view.init();
+    initialised.add(name);
+  }
+  show(name);
+  await view.show();
+}
+
+export function go(name) {
+  if (window.location.hash === `#/${name}`) void route();
+  else window.location.hash = `#/${name}`;
+}
+
+whenSessionLost(() => {
+  session.clear();
+  authView.notice('Your session has ended. Please log in again.');
+  go('auth');
+});
+
+$('logout').addEventListener('click', () => {
+  session.clear();
+  authView.notice('You are logged out.');
+  go('auth');
+});
+
+window.addEventListener('hashchange', () => void route());
+void route();
