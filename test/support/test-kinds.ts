@@ -39,11 +39,14 @@ function sleep(ms: number, signal: AbortSignal) {
   });
 }
 
+/** Kinds made by echoKind: a registry entry in here is a stand-in, not the capability. */
+const standIns = new WeakSet<object>();
+
 export function echoKind(
   kind: string,
   extra: Partial<JobKind<EchoInput, unknown>> = {},
 ): JobKind<EchoInput, unknown> {
-  return {
+  const made: JobKind<EchoInput, unknown> = {
     kind,
     inputSchema: EchoBody,
     estimate: (i) => i.estimate ?? 0,
@@ -69,6 +72,8 @@ export function echoKind(
     },
     ...extra,
   };
+  standIns.add(made);
+  return made;
 }
 
 /** Kinds played by the echo kind until their capability lands (crawl and the batches are real: not here). */
@@ -79,9 +84,17 @@ export function registerTestKinds(registry: JobRegistry) {
   for (const k of TEST_KINDS) if (!registry.get(k)) registry.register(echoKind(k));
 }
 
-/** POST /v1/test/jobs/<kind> creates a job of that kind (test-only routes). */
+/** The TEST_KINDS that echo plays (or will play) in this registry: those no capability registered. */
+export function standInKinds(registry: JobRegistry): string[] {
+  return TEST_KINDS.filter((k) => {
+    const registered = registry.get(k);
+    return !registered || standIns.has(registered);
+  });
+}
+
+/** POST /v1/test/jobs/<kind> creates a job of that kind (test-only routes; stand-in kinds only). */
 export function testJobRoutes(app: FastifyInstance) {
-  for (const kind of TEST_KINDS) {
+  for (const kind of standInKinds(app.services.jobs.registry)) {
     jobRoute(app, {
       path: `/v1/test/jobs/${kind}`,
       kind,
