@@ -290,3 +290,27 @@ export function loadConfig(env: Env = process.env): Config {
   };
   return Object.freeze(config);
 }
+
+/** Variables read by pattern rather than by name: per-platform base-URL overrides (DESIGN §7). */
+export const CONFIG_VARIABLE_PATTERNS: readonly RegExp[] = [/^UNFURL_UPSTREAM_[A-Z0-9_]+$/];
+
+/**
+ * Every variable name loadConfig reads, recorded by running it over an empty environment, so the
+ * list cannot drift from the code above. Deployment files (compose.yaml) are checked against it.
+ */
+export function configVariableNames(): readonly string[] {
+  const seen = new Set<string>();
+  const recorder = new Proxy({} as Env, {
+    get(_target, name) {
+      if (typeof name === 'string') seen.add(name);
+      return undefined;
+    },
+  });
+  loadConfig(recorder);
+  return [...seen].sort();
+}
+
+/** Whether `name` is a variable this configuration understands. */
+export function isConfigVariable(name: string): boolean {
+  return configVariableNames().includes(name) || CONFIG_VARIABLE_PATTERNS.some((p) => p.test(name));
+}
