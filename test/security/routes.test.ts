@@ -22,6 +22,8 @@ const EXPECTED_PUBLIC = [
   'GET /ready',
   'GET /metrics',
   'GET /openapi.json',
+  'GET /',
+  'GET /dashboard/:file',
 ].sort();
 
 const PASSWORD = 'correct horse battery';
