@@ -78,7 +78,7 @@ export class TikTokClient {
       const challenge = parseWafChallenge(html);
       if (challenge) {
         if (answered) throw new AppError('upstream_error', 'tiktok kept answering its WAF challenge');
-        const answer = answerWafChallenge(challenge);
+        const answer = await answerWafChallenge(challenge);
         if (!answer) throw new AppError('upstream_error', 'tiktok sent a WAF challenge with no solution');
         for (const pair of answer.split('; ')) {
           const at = pair.indexOf('=');

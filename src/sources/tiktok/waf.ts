@@ -47,18 +47,28 @@ export function parseWafChallenge(html: string): WafChallenge | null {
   };
 }
 
-/** The number that solves it, or null when none below MAX_TRIES does. */
-export function solvePow(prefix: Buffer, digest: Buffer): number | null {
-  for (let i = 0; i < MAX_TRIES; i++) {
+/** The number that solves it, or null when none below `limit` does. */
+export function solvePow(prefix: Buffer, digest: Buffer, from = 0, limit = MAX_TRIES): number | null {
+  for (let i = from; i < limit; i++) {
     const hash = createHash('sha256').update(prefix).update(String(i)).digest();
     if (hash.equals(digest)) return i;
   }
   return null;
 }
 
-/** The Cookie header value that answers the challenge, or null when it cannot be solved. */
-export function answerWafChallenge(challenge: WafChallenge): string | null {
-  const i = solvePow(challenge.prefix, challenge.digest);
+const SLICE = 20_000;
+
+/**
+ * The Cookie header value that answers the challenge, or null when it cannot be solved. Real
+ * answers are small, but a worst case is a million hashes: searched in slices that let the event
+ * loop breathe between them.
+ */
+export async function answerWafChallenge(challenge: WafChallenge, limit = MAX_TRIES): Promise<string | null> {
+  let i: number | null = null;
+  for (let from = 0; from < limit && i === null; from += SLICE) {
+    i = solvePow(challenge.prefix, challenge.digest, from, Math.min(limit, from + SLICE));
+    if (i === null) await new Promise((resolve) => setImmediate(resolve));
+  }
   if (i === null) return null;
   const answered = { ...challenge.payload, d: Buffer.from(String(i)).toString('base64') };
   const cookies = [`${challenge.cookieName}=${Buffer.from(JSON.stringify(answered)).toString('base64')}`];
