@@ -19,7 +19,7 @@ export interface ClientTestServer {
   close(): Promise<void>;
 }
 
-/** Pages of the loopback website: /docs links to /docs/p/0 … /docs/p/(SITE_PAGES-1). */
+/** Pages of the loopback website: /docs links to /docs/p/0 … /docs/p/(SITE_PAGES-1); /broken answers 500. */
 export const SITE_PAGES = 120;
 
 const doc = (title: string, body: string, links: string[] = []) =>
@@ -31,6 +31,7 @@ function site(delayMs: number): http.RequestListener {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const send = (status: number, body: string, type = 'text/html; charset=utf-8') =>
       setTimeout(() => res.writeHead(status, { 'content-type': type }).end(body), delayMs);
+    if (path === '/broken') return send(500, doc('Oops', 'The server broke.'));
     if (path === '/robots.txt') return send(200, 'User-agent: *\nAllow: /\n', 'text/plain');
     if (path === '/docs' || path === '/docs/') {
       const links = Array.from({ length: SITE_PAGES }, (_, i) => `/docs/p/${i}`);
