@@ -22,11 +22,11 @@ export type InstagramAnswer =
 export const POST_QUERY_DOC_ID = '27130156389949648';
 export const IG_APP_ID = '936619743392459';
 
-/** The LSD token of a page (`["LSD",[],{"token":"…"}]`, or the __eqmc script's "l"). */
+/** The LSD token of a page (`["LSD",[],{"token":"…"}]`, or the __eqmc script's "l"); spacing varies. */
 export function lsdToken(html: string): string | null {
   const m =
-    /\["LSD",\[\],\{"token":"([^"]+)"/.exec(html) ??
-    /<script[^>]*id="__eqmc"[^>]*>[^<]*"l":"([^"]+)"/.exec(html);
+    /\[\s*"LSD"\s*,\s*\[\s*\]\s*,\s*\{\s*"token"\s*:\s*"([^"]+)"/.exec(html) ??
+    /<script[^>]*id="__eqmc"[^>]*>[^<]*?"l"\s*:\s*"([^"]+)"/.exec(html);
   return m?.[1] ?? null;
 }
 
