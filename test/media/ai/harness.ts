@@ -58,7 +58,7 @@ export async function balance(t: TestApp, key: string): Promise<number> {
   return (await t.call(key, { method: 'GET', url: '/v1/account' })).json().credits;
 }
 
-/** The ledger rows of one job: type and amount, in order. */
+/** The ledger rows of one job: type and amount (holds, then the release, then the settlement). */
 export async function ledgerOf(t: TestApp, jobId: string) {
   const rows = await t.services.store.db
     .selectFrom('credit_transactions')
@@ -67,5 +67,9 @@ export async function ledgerOf(t: TestApp, jobId: string) {
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ type: r.type, amount: Number(r.amount) }));
+  // Entries of one transaction share a millisecond: a fixed order keeps the comparison stable.
+  const order = ['hold', 'release', 'settled'];
+  return rows
+    .map((r) => ({ type: r.type, amount: Number(r.amount) }))
+    .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type) || a.amount - b.amount);
 }

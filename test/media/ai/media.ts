@@ -115,3 +115,35 @@ export async function startMediaServer(): Promise<MediaServer> {
     },
   };
 }
+
+/** Dark text on white, one caption after another (what mode=ocr should read back). */
+export async function captionVideo(
+  file: string,
+  captions: ReadonlyArray<{ text: string; startSec: number; endSec: number }>,
+  durationSec: number,
+): Promise<void> {
+  const font = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
+  const draw = captions
+    .map(
+      (c) =>
+        `drawtext=fontfile=${font}:text='${c.text}':fontsize=64:fontcolor=black:x=(w-tw)/2:y=(h-th)/2:` +
+        `enable='between(t,${c.startSec},${c.endSec})'`,
+    )
+    .join(',');
+  await run('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=white:s=1280x720:d=${durationSec}:r=25,${draw}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-y',
+    file,
+  ]);
+}
