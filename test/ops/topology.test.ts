@@ -1,0 +1,242 @@
+// The distributed deployment of compose.yaml as plain processes of the built binary: `unfurl migrate`,
+// then 2 × `unfurl serve` and 2 × `unfurl worker` on one PostgreSQL database and one Redis. Jobs
+// submitted through both APIs wait until workers exist and are then completed by them; either API
+// reads any job; a key revoked on one API is refused by the other within a second.
+// Needs PostgreSQL and Redis: DATABASE_URL/REDIS_URL, or the CI defaults below when they answer.
+// Under CI=true their absence is a failure, elsewhere a skip that says why.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBase62 } from '../../src/store/ids.js';
+import {
+  api,
+  dropQueueKeys,
+  registerOn,
+  sleep,
+  until,
+  waitForNoConnections,
+} from '../support/job-processes.js';
+import { type Loopback, startServer } from '../support/loopback.js';
+import { assertBuilt, type CliProcess, runCli, startCli } from './cli-processes.js';
+import { parsePrometheus, sumOf } from './prometheus-text.js';
+
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+async function pgAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function redisAnswers(url: string): Promise<boolean> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+const [hasPg, hasRedis] = await Promise.all([pgAnswers(databaseUrl), redisAnswers(redisUrl)]);
+const missing = [!hasPg && `PostgreSQL at ${databaseUrl}`, !hasRedis && `Redis at ${redisUrl}`].filter(
+  Boolean,
+);
+const runIt = missing.length === 0 || process.env.CI === 'true';
+const title = '2 API + 2 workers as plain processes on PostgreSQL + Redis';
+
+const PAGES: Record<string, string> = {
+  '/': '<html><head><title>Home</title></head><body><main><h1>Home</h1><p>Welcome to the topology site, which has two pages.</p><a href="/about">About</a></main></body></html>',
+  '/about':
+    '<html><head><title>About</title></head><body><main><h1>About</h1><p>The about page of the topology site.</p></main></body></html>',
+};
+
+describe.skipIf(!runIt)(
+  runIt ? title : `${title} (skipped: no ${missing.join(' or ')}; CI=true makes this a failure)`,
+  () => {
+    let site: Loopback;
+    let dbName: string;
+    let dbUrl: string;
+    let dataDir: string;
+    const prefix = `unfurl-topo-${randomBase62(10)}`;
+    const procs: CliProcess[] = [];
+    let env: Record<string, string>;
+    let apis: CliProcess[] = [];
+
+    beforeAll(async () => {
+      if (missing.length) throw new Error(`CI=true and there is no ${missing.join(' or ')}`);
+      assertBuilt();
+      site = await startServer((req, res) => {
+        const body = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
+        if (body) res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+        else res.writeHead(404).end();
+      });
+      dbName = `unfurl_topo_${randomBase62(12).toLowerCase()}`;
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${dbName}`);
+      await admin.end();
+      const u = new URL(databaseUrl);
+      u.pathname = `/${dbName}`;
+      dbUrl = u.toString();
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-topo-'));
+      env = {
+        DATABASE_URL: dbUrl,
+        REDIS_URL: redisUrl,
+        UNFURL_QUEUE_PREFIX: prefix,
+        UNFURL_DATA_DIR: dataDir,
+        UNFURL_PUBLIC_URL: 'http://127.0.0.1:8080',
+        UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+        UNFURL_CHECKOUT: 'test',
+        UNFURL_RATE_LIMIT_RPS: '100000',
+        UNFURL_RATE_LIMIT_BURST: '100000',
+        UNFURL_AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+      };
+    }, 60_000);
+
+    afterAll(async () => {
+      await Promise.all(procs.map((p) => p.stop()));
+      await site?.close();
+      if (dbUrl) {
+        await waitForNoConnections(dbUrl).catch(() => {});
+        const admin = new pg.Client({ connectionString: databaseUrl });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+        await admin.end();
+      }
+      if (hasRedis) await dropQueueKeys(redisUrl, prefix);
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    }, 60_000);
+
+    it('`unfurl migrate` creates the schema once, then finds it up to date', () => {
+      const first = runCli(['migrate'], env);
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^applied: /);
+      const again = runCli(['migrate'], env);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout.trim()).toBe('schema up to date');
+    });
+
+    it('serves from both APIs, runs jobs only on the workers, and revokes keys everywhere', async () => {
+      apis = await Promise.all([startCli('serve', env), startCli('serve', env)]);
+      procs.push(...apis);
+      const [a, b] = apis.map((p) => p.url!) as [string, string];
+      for (const p of apis) {
+        // Distributed mode: PostgreSQL, BullMQ, and no job processing inside the API.
+        const line = p
+          .output()
+          .split('\n')
+          .find((l) => l.includes('"unfurl listening"'))!;
+        expect(JSON.parse(line)).toMatchObject({ database: 'pg', queue: 'bullmq', jobs: false });
+      }
+
+      // One account, seen the same from both APIs.
+      const { apiKey, accountId } = await registerOn(a);
+      expect((await api(b, 'GET', '/v1/account', { key: apiKey })).body).toMatchObject({
+        id: accountId,
+        credits: 100,
+      });
+
+      // Jobs through both APIs; with no worker running they stay queued.
+      const jobs: Array<{ id: string; via: string; other: string }> = [];
+      for (const [via, other] of [
+        [a, b],
+        [b, a],
+        [a, b],
+        [b, a],
+      ] as const) {
+        const res = await api(via, 'POST', '/v1/web/crawl', {
+          key: apiKey,
+          body: { url: `${site.url}/`, limit: 2 },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(202);
+        jobs.push({ id: res.body.jobId, via, other });
+      }
+      await sleep(1500);
+      for (const j of jobs) {
+        expect((await api(j.other, 'GET', `/v1/jobs/${j.id}`, { key: apiKey })).body.status).toBe('queued');
+      }
+
+      const started = Date.now();
+      const workers = await Promise.all([startCli('worker', env), startCli('worker', env)]);
+      procs.push(...workers);
+      for (const j of jobs) {
+        const done = await until(
+          `job ${j.id} to complete`,
+          async () => {
+            const res = await api(j.other, 'GET', `/v1/jobs/${j.id}`, { key: apiKey });
+            return ['completed', 'failed'].includes(res.body.status) ? res.body : undefined;
+          },
+          60_000,
+          100,
+        );
+        expect(done, JSON.stringify(done)).toMatchObject({ status: 'completed', queue: 'crawl' });
+        const pages = await api(j.via, 'GET', `/v1/web/crawl/${j.id}`, { key: apiKey });
+        expect(pages.body.pages.map((p: { url: string }) => p.url).sort()).toEqual([
+          `${site.url}/`,
+          `${site.url}/about`,
+        ]);
+      }
+      const jobsMs = Date.now() - started;
+      // Each crawl: held 1 + limit, settled 1 + pages = 3.
+      expect((await api(a, 'GET', '/v1/account', { key: apiKey })).body.credits).toBe(100 - 4 * 3);
+      expect((await api(b, 'GET', '/v1/account', { key: apiKey })).body.credits).toBe(100 - 4 * 3);
+
+      // Metrics of either API read the shared jobs table.
+      const metrics = parsePrometheus(await (await fetch(`${b}/metrics`)).text());
+      expect(sumOf(metrics, 'unfurl_jobs', { state: 'completed' })).toBe(4);
+      expect(sumOf(metrics, 'unfurl_queue_depth', { queue: 'crawl' })).toBe(0);
+
+      // A key revoked on API a: refused there at once, and on API b within a second.
+      const created = await api(a, 'POST', '/v1/keys/create', { key: apiKey, body: { name: 'short-lived' } });
+      expect(created.status).toBe(200);
+      const key = created.body.key as string;
+      expect((await api(b, 'GET', '/v1/account', { key })).status).toBe(200); // now in b's auth cache
+      const revoked = await fetch(`${a}/v1/keys/${created.body.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(revoked.status).toBe(200);
+      const revokedAt = Date.now();
+      expect((await api(a, 'GET', '/v1/account', { key })).status).toBe(401);
+      await until(
+        'the revoked key to be refused by API b',
+        async () => ((await api(b, 'GET', '/v1/account', { key })).status === 401 ? true : undefined),
+        1000,
+        25,
+      );
+      const refusedAfterMs = Date.now() - revokedAt;
+      expect(refusedAfterMs).toBeLessThanOrEqual(1000);
+      console.log(
+        `topology: 4 crawls done ${jobsMs} ms after the workers started; revoked key refused by the other API after ${refusedAfterMs} ms`,
+      );
+
+      // Both workers and both APIs stop cleanly on SIGTERM.
+      for (const p of [...workers, ...apis]) {
+        await p.stop();
+        expect(p.child.exitCode, `${p.role}:\n${p.output().slice(-2000)}`).toBe(0);
+      }
+    }, 180_000);
+  },
+);
