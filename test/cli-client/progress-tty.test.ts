@@ -19,7 +19,6 @@ let s: ClientTestServer;
 let dir: string;
 
 beforeAll(async () => {
-  if (!hasScript && process.env.CI !== 'true') return;
   await ensureClientBuilt();
   // 40 ms a page, 2 pages at a time: the crawl takes a few seconds.
   s = await startClientTestServer(
@@ -93,5 +92,26 @@ maybe(`crawl progress bar on a pseudo-terminal${hasScript ? '' : ' (util-linux s
     expect(r.code, r.output).toBe(0);
     expect(r.output).not.toContain('\r\x1b[2K');
     expect(JSON.parse(r.output.replace(/\r\n/g, '\n'))).toMatchObject({ status: 'completed', pages: 1 });
+  });
+});
+
+describe('crawl --timeout', () => {
+  it('stops waiting after --timeout seconds with exit code 8, keeping the pages written so far', async () => {
+    const env = { XDG_CONFIG_HOME: path.join(dir, 'cfg-timeout'), UNFURL_API_URL: s.url };
+    const reg = await runCli(
+      ['register', '--email', uniqueEmail('tty'), '--password', 'correct horse battery'],
+      env,
+    );
+    expect(reg.code, reg.stderr).toBe(0);
+    // 99 pages at 40 ms, two at a time, take about 2 s: more than the 1 s allowed.
+    const out = path.join(dir, 'slow');
+    const started = Date.now();
+    const r = await runCli(
+      ['crawl', `${s.site.url}/docs`, '--limit', '99', '--timeout', '1', '--out', out],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toMatch(/did not end within 1 s \(\d+ pages written to /);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

@@ -1,12 +1,12 @@
 // Web commands: scrape one page to Markdown, and crawl a site into a folder of Markdown files with a
 // progress bar while the job runs.
 import path from 'node:path';
-import type { CrawlBody } from '@unfurl/sdk';
+import { type CrawlBody, UnfurlError } from '@unfurl/sdk';
 import type { CommandSpec } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { line, printJson } from '../output.js';
 import { PageWriter } from '../page-files.js';
-import { answeredJobId, WAIT_OPTIONS } from '../wait.js';
+import { answeredJobId, WAIT_HELP, WAIT_OPTIONS } from '../wait.js';
 
 export const scrape: CommandSpec = {
   name: 'scrape',
@@ -48,7 +48,7 @@ export const crawl: CommandSpec = {
   --exclude RE        no path matching this regular expression (repeatable)
   --allow-subdomains  also follow links to subdomains
   --entire-domain     every path of the host, not only those under the start URL
-  --no-wait           print the job id and exit`,
+${WAIT_HELP}`,
   options: {
     out: { type: 'string' },
     limit: { type: 'string' },
@@ -57,7 +57,7 @@ export const crawl: CommandSpec = {
     exclude: { type: 'string', multiple: true },
     'allow-subdomains': { type: 'boolean' },
     'entire-domain': { type: 'boolean' },
-    'no-wait': WAIT_OPTIONS['no-wait'],
+    ...WAIT_OPTIONS,
   },
   positionals: [1, 1],
   async run(ctx) {
@@ -82,6 +82,8 @@ export const crawl: CommandSpec = {
     const { jobId } = await client.web.crawl(body, ctx);
     if (answeredJobId(ctx, jobId)) return 0;
 
+    const timeoutS = ctx.int('timeout', 1, 86_400) ?? 600;
+    const timer = AbortSignal.timeout(timeoutS * 1000);
     const out = path.resolve(ctx.string('out') ?? `unfurl-crawl-${jobId}`);
     const writer = new PageWriter(out, startHost);
     const progress = ctx.progress();
@@ -90,7 +92,7 @@ export const crawl: CommandSpec = {
     try {
       for await (const page of client.crawlPages(jobId, {
         intervalMs: 500,
-        signal: ctx.signal,
+        signal: AbortSignal.any([ctx.signal, timer]),
         onPoll: (answer) => {
           status = answer.status;
           failures = answer.failures.length;
@@ -100,6 +102,13 @@ export const crawl: CommandSpec = {
         writer.write(page);
         progress.update(writer.files.length, limit ?? 100, `pages  ${status}`);
       }
+    } catch (err) {
+      if (!timer.aborted || ctx.signal.aborted) throw err;
+      throw new UnfurlError({
+        code: 'job_timeout',
+        status: 0,
+        message: `Crawl ${jobId} did not end within ${timeoutS} s (${writer.files.length} pages written to ${out})`,
+      });
     } finally {
       progress.stop();
     }
