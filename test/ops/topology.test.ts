@@ -151,6 +151,12 @@ describe.skipIf(!runIt)(
         expect(JSON.parse(line)).toMatchObject({ database: 'pg', queue: 'bullmq', jobs: false });
       }
 
+      // The built server finds the dashboard's files (they live in the source tree, not in dist/).
+      const dashboard = await fetch(`${a}/`);
+      expect(dashboard.status).toBe(200);
+      expect(await dashboard.text()).toContain('<title>Unfurl dashboard</title>');
+      expect((await fetch(`${b}/dashboard/main.js`)).status).toBe(200);
+
       // One account, seen the same from both APIs.
       const { apiKey, accountId } = await registerOn(a);
       expect((await api(b, 'GET', '/v1/account', { key: apiKey })).body).toMatchObject({
