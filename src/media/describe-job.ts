@@ -9,7 +9,7 @@ import type { Transcript } from '../sources/transcript.js';
 import { budget } from './ai/budget.js';
 import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';
 import { type KeyFrame, keyFrames } from './frames.js';
-import { videoTranscript } from './vision/context.js';
+import { clock, videoTranscript } from './vision/context.js';
 import { describeFrames } from './vision/describe.js';
 
 export interface DescribeInput {
@@ -122,13 +122,8 @@ function ocrText(frames: readonly KeyFrame[], texts: readonly string[]): string 
   let previous = '';
   frames.forEach((f, i) => {
     const text = (texts[i] ?? '').replace(/\s+/g, ' ').trim();
-    if (text && text !== previous) lines.push(`[${clockOf(f.timeMs)}] ${text}`);
+    if (text && text !== previous) lines.push(`[${clock(f.timeMs)}] ${text}`);
     previous = text;
   });
   return lines.join('\n');
 }
-
-const clockOf = (ms: number) => {
-  const s = Math.floor(ms / 1000);
-  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
-};

@@ -133,7 +133,10 @@ export class AiClient {
       if (attempt === this.attempts) break;
       // A pause that would outlast the budget is not worth taking.
       if (pauseMs > Math.min(MAX_PAUSE_MS, opts.budget.remainingMs())) throw this.outOfTime(last);
-      await sleep(pauseMs, undefined, { signal: opts.signal });
+      await sleep(pauseMs, undefined, { signal: opts.signal }).catch((err: unknown) => {
+        // The job's own reason (timed out, shutting down) tells the runner what happened.
+        throw opts.signal.reason ?? err;
+      });
     }
     throw new JobError(
       'provider_unavailable',
