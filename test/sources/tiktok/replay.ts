@@ -86,7 +86,7 @@ export async function startTikTokReplay(): Promise<TikTokReplay> {
     if (video) {
       if (state.waf === 'always' || (state.waf && !solved(cookie))) {
         const prefix = crypto.randomBytes(12);
-        const answer = crypto.randomInt(0, 200_000);
+        const answer = crypto.randomInt(0, 20_000);
         issued.set(prefix.toString('base64'), answer);
         state.issued++;
         return html(wafPage(prefix, answer));
