@@ -8,9 +8,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { MediaDownloader } from '../../src/media/download.js';
+import { ProxyPool } from '../../src/net/proxies.js';
 import { SafeFetcher } from '../../src/net/safe-fetch.js';
 import { Upstreams } from '../../src/net/upstream.js';
-import { type Loopback, startServer } from '../support/loopback.js';
+import { type Loopback, startConnectProxy, startServer } from '../support/loopback.js';
 
 const FILE = crypto.randomBytes(3 * 1024 * 1024 + 17); // a "media file" of 3 MiB and change
 let server: Loopback;
@@ -171,6 +172,34 @@ describe('MediaDownloader', () => {
     setTimeout(() => controller.abort(new Error('job cancelled')), 200);
     await expect(pending).rejects.toThrow(/job cancelled/);
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('fetches platform media through the configured proxies, plain media URLs directly', async () => {
+    const proxy = await startConnectProxy();
+    const pool = new ProxyPool([proxy.url]);
+    try {
+      const fetcher = new SafeFetcher({ allowPrivateNetwork: true, proxies: pool });
+      const viaProxy = new MediaDownloader({
+        fetcher,
+        upstreams: new Upstreams({ tiktok: server.url }, fetcher, 1),
+        maxBytes: 10 * 1024 * 1024,
+        timeoutMs: 10_000,
+      });
+      const platform = {
+        upstream: 'tiktok',
+        url: 'https://v16-webapp.tiktok.example/cdn/video.mp4',
+        headers: { referer: 'https://platform.example/watch' },
+        durationSec: null,
+        kind: 'video' as const,
+      };
+      expect((await viaProxy.download(platform, dir)).bytes).toBe(5000);
+      expect(proxy.connects).toEqual([`127.0.0.1:${server.port}`]);
+      expect((await viaProxy.download(web('/clip.mp4'), dir)).bytes).toBe(FILE.length);
+      expect(proxy.connects).toHaveLength(1); // the plain URL went direct
+    } finally {
+      await pool.close();
+      await proxy.close();
+    }
   });
 
   it('refuses loopback and private addresses unless the network policy allows them', async () => {
