@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Unfurl as Client, isJobAccepted, Unfurl, UnfurlError } from '../../packages/sdk/src/index.js';
 import { uniqueEmail } from '../support/app.js';
-import { TEST_KINDS } from '../support/test-kinds.js';
+import { standInKinds } from '../support/test-kinds.js';
 import { CONSTRUCTED_CHANNEL } from '../support/youtube-replay.js';
 import { type ClientTestServer, SITE_PAGES, startClientTestServer } from './server.js';
 
@@ -199,7 +199,7 @@ describe('jobs', () => {
       extract: '/v1/extract/',
     };
     // The kinds still played by the echo stand-in; a kind whose real capability landed is left to its tests.
-    const kinds = (TEST_KINDS as readonly string[]).filter((k) => k in polls);
+    const kinds = standInKinds(s.t.services.jobs.registry).filter((k) => k in polls);
     for (const kind of kinds) {
       const jobId = await testJob(client, kind, { value: `v-${kind}`, sleepMs: 100 });
       const done = (await client.waitForJob(jobId, { intervalMs: 30 })) as unknown as Record<string, unknown>;
