@@ -9,6 +9,8 @@ const MAX_HOPS = 6;
 export interface FollowOptions<R> {
   /** What a location names: a result ends the walk, null follows it one hop further. */
   recognise(url: URL): R | null;
+  /** Whether a host is still the platform's: a link leading elsewhere names no video of it (→ 400). */
+  ownHost(host: string): boolean;
   headers?: Record<string, string>;
   method?: 'GET' | 'HEAD';
   signal?: AbortSignal;
@@ -45,6 +47,13 @@ export async function followShortLink<R>(
       );
     }
     const next = new URL(String(location), url);
+    if (!options.ownHost(next.hostname)) {
+      throw new AppError(
+        'invalid_request',
+        `Invalid parameter 'url': the ${platform} short link leads to ${next.hostname}, not to a video or post`,
+        'url',
+      );
+    }
     const found = options.recognise(next);
     if (found !== null) return found;
     url = next.toString();

@@ -9,7 +9,7 @@ import { parseCaptionFile } from '../caption-files.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
-import { type FacebookUrl, facebookVideoUrl, parseFacebookUrl } from './ids.js';
+import { type FacebookUrl, facebookVideoUrl, isFacebookHost, parseFacebookUrl } from './ids.js';
 import { type FacebookPage, type FacebookVideo, parseFacebookPage } from './page.js';
 
 export interface FacebookDeps {
@@ -41,6 +41,7 @@ export class FacebookPlatform implements Platform {
         method: 'GET',
         headers: HEADERS,
         signal,
+        ownHost: isFacebookHost,
         recognise: (next) => {
           if (/^\/(login|checkpoint)\b/.test(next.pathname)) {
             throw new AppError(

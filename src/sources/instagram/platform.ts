@@ -7,7 +7,13 @@ import type { Upstreams } from '../../net/upstream.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
-import { type InstagramUrl, instagramPostUrl, parseInstagramUrl, shortcodeToMediaId } from './ids.js';
+import {
+  type InstagramUrl,
+  instagramPostUrl,
+  isInstagramHost,
+  parseInstagramUrl,
+  shortcodeToMediaId,
+} from './ids.js';
 import {
   IG_APP_ID,
   type InstagramAnswer,
@@ -38,6 +44,7 @@ export class InstagramPlatform implements Platform {
         method: 'GET',
         headers: { 'user-agent': USER_AGENT },
         signal,
+        ownHost: isInstagramHost,
         recognise: (next) => {
           try {
             const found = parseInstagramUrl(next);

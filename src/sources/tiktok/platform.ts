@@ -9,7 +9,7 @@ import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from 
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { type FetchedTikTokPage, TIKTOK_USER_AGENT, TikTokClient } from './client.js';
-import { parseTikTokUrl, type TikTokUrl, tiktokVideoUrl } from './ids.js';
+import { isTikTokHost, parseTikTokUrl, type TikTokUrl, tiktokVideoUrl } from './ids.js';
 import type { TikTokVideo } from './page.js';
 
 export interface TikTokDeps {
@@ -60,6 +60,7 @@ export class TikTokPlatform implements Platform {
           // The site answers a link preview bot with a plain redirect.
           headers: { 'user-agent': 'facebookexternalhit/1.1' },
           signal,
+          ownHost: isTikTokHost,
           recognise: (next) => {
             const found = parseTikTokUrl(next);
             return found && found.kind !== 'short' ? found : null;

@@ -7,7 +7,7 @@ import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from 
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { XClient } from './client.js';
-import { parseXUrl, type XUrl, xPostUrl } from './ids.js';
+import { isXHost, parseXUrl, type XUrl, xPostUrl } from './ids.js';
 import type { MicroblogPost } from './post.js';
 
 export interface XDeps {
@@ -32,6 +32,7 @@ export class XPlatform implements Platform {
       parsed = await followShortLink(this.deps.upstreams, 'x', parsed.url, {
         method: 'GET',
         signal,
+        ownHost: isXHost,
         recognise: (next) => {
           try {
             const found = parseXUrl(next);

@@ -24,6 +24,7 @@ const REDIRECTS: Record<string, string> = {
   '/share/r/15XYZ/': '/reel/1234567890123456', // a relative location
   '/xYz12AbC/': 'https://www.facebook.com/login/?next=%2Fvideos', // fb.watch leading to a login
   '/dead/': '/gone',
+  '/offsite1': 'https://news.example.com/article?utm=x', // a t.co link to another site
 };
 
 beforeAll(async () => {
@@ -303,6 +304,10 @@ describe('Platforms.recognise', () => {
   it('says 404 for a short link that leads nowhere and 403 for one that leads to a login', async () => {
     await expect(recognise('https://vm.tiktok.com/nothing1/')).rejects.toMatchObject({ code: 'not_found' });
     await expect(recognise('https://fb.watch/xYz12AbC/')).rejects.toMatchObject({ code: 'forbidden' });
+    hops.length = 0;
+    // A link to another site names no post: 400, and the other site is never fetched.
+    await expect(recognise('https://t.co/offsite1')).rejects.toMatchObject({ code: 'invalid_request', details: 'url' });
+    expect(hops.map((h) => h.path)).toEqual(['/offsite1']);
   });
 
   it('answers 400 naming url for shapes no platform supports', async () => {
