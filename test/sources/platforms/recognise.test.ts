@@ -306,7 +306,10 @@ describe('Platforms.recognise', () => {
     await expect(recognise('https://fb.watch/xYz12AbC/')).rejects.toMatchObject({ code: 'forbidden' });
     hops.length = 0;
     // A link to another site names no post: 400, and the other site is never fetched.
-    await expect(recognise('https://t.co/offsite1')).rejects.toMatchObject({ code: 'invalid_request', details: 'url' });
+    await expect(recognise('https://t.co/offsite1')).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: 'url',
+    });
     expect(hops.map((h) => h.path)).toEqual(['/offsite1']);
   });
 
