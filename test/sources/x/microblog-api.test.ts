@@ -150,6 +150,33 @@ describe('GET /v1/microblog/post', () => {
     expect(await balance(full, fullKey)).toBe(before);
   });
 
+  it('routes post URLs given to GET /v1/transcript: no captions, video for speech recognition, 404s', async () => {
+    const before = await balance(full, fullKey);
+    const ask = (url: string, mode: string) =>
+      full.call(fullKey, {
+        method: 'GET',
+        url: `/v1/transcript?url=${encodeURIComponent(url)}&mode=${mode}`,
+      });
+    const video = 'https://x.com/carrionkid/status/1902059299591090335';
+    expect((await ask(video, 'native')).json().error).toBe('transcript_unavailable');
+    for (const mode of ['auto', 'generate']) {
+      const res = await ask(video, mode);
+      expect([mode, res.statusCode, res.json().error]).toEqual([mode, 503, 'provider_unavailable']);
+    }
+    const photos = await ask('https://x.com/SpaceX/status/1848831595014459513', 'generate');
+    expect([photos.statusCode, photos.json().error, photos.json().message]).toEqual([
+      404,
+      'not_found',
+      expect.stringMatching(/no video/),
+    ]);
+    const gone = await ask('https://x.com/someone/status/991500', 'native');
+    expect([gone.statusCode, gone.json().error]).toEqual([404, 'not_found']);
+    const { location } = await full.services.platforms.locate(video);
+    expect(location).toMatchObject({ upstream: 'x', kind: 'video', durationSec: 16.394 });
+    expect(location.url).toMatch(/^https:\/\/video\.twimg\.com\/.+\.mp4/);
+    expect(await balance(full, fullKey)).toBe(before);
+  });
+
   it('is documented once under Posts, the aliases named', async () => {
     const doc = (await full.call(null, { method: 'GET', url: '/openapi.json' })).json();
     expect(doc.paths['/v1/microblog/post'].get.tags).toEqual(['Posts']);
