@@ -27,7 +27,7 @@ const ExtractBody = Type.Object({
 type Body = { url: string; prompt?: string; schema?: JsonSchema; webhookUrl?: string };
 
 export async function extractRoutes(app: FastifyInstance) {
-  const { fetcher, config } = app.services;
+  const { platforms, config } = app.services;
   jobRoute<Body>(app, {
     path: '/v1/extract',
     kind: 'extract',
@@ -40,8 +40,9 @@ export async function extractRoutes(app: FastifyInstance) {
       'in `schema`. 5 credits per started minute of video, minimum 5 (held at acceptance; the rest once the ' +
       'video is measured). 503 `provider_unavailable` when no language model is configured.',
     body: ExtractBody,
-    toInput: (body): ExtractInput => {
-      fetcher.checkUrl(body.url, 'url');
+    toInput: async (body): Promise<ExtractInput> => {
+      // Unsupported or malformed URLs are a 400 now, not a failed job later.
+      const ref = await platforms.recognise(body.url);
       const prompt = body.prompt?.trim();
       if (!prompt && body.schema === undefined) {
         throw new AppError('invalid_request', "Give 'prompt', 'schema' or both", 'prompt');
@@ -52,7 +53,7 @@ export async function extractRoutes(app: FastifyInstance) {
       }
       requireProvider(config.ai.llm, 'a language model');
       return {
-        url: body.url,
+        url: ref.url,
         ...(prompt && { prompt }),
         ...(body.schema !== undefined && { schema: body.schema }),
       };

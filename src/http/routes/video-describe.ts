@@ -9,7 +9,7 @@ import { jobRoute } from '../job-route.js';
 type Body = Static<typeof DescribeBody> & { webhookUrl?: string };
 
 export async function videoDescribeRoutes(app: FastifyInstance) {
-  const { fetcher, config } = app.services;
+  const { platforms, config } = app.services;
   jobRoute<Body>(app, {
     path: '/v1/video/describe',
     kind: 'describe',
@@ -24,12 +24,13 @@ export async function videoDescribeRoutes(app: FastifyInstance) {
       '`{description, frames:[{timeMs, width, height}], transcript?}`. 503 `provider_unavailable` when no ' +
       'vision model is configured (mode=describe).',
     body: DescribeBody,
-    toInput: (body): DescribeInput => {
-      fetcher.checkUrl(body.url, 'url');
+    toInput: async (body): Promise<DescribeInput> => {
+      // Unsupported or malformed URLs are a 400 now, not a failed job later.
+      const ref = await platforms.recognise(body.url);
       const mode = body.mode ?? 'describe';
       if (mode === 'describe') requireProvider(config.ai.vision, 'a vision model');
       return {
-        url: body.url,
+        url: ref.url,
         mode,
         ...(body.prompt?.trim() && { prompt: body.prompt.trim() }),
         maxFrames: body.maxFrames ?? 8,

@@ -168,6 +168,8 @@ describe.skipIf(!ffmpeg)('POST /v1/video/describe', () => {
       [{ url, mode: 'summary' }, 'mode'],
       [{ url, includeTranscript: 'yes' }, 'includeTranscript'],
       [{ url: 'ftp://example.com/a.mp4' }, 'url'],
+      // Not a video of any platform, nor a media file.
+      [{ url: 'https://example.com/about' }, 'url'],
       [{ maxFrames: 2 }, 'url'],
       [{ url, webhookUrl: 'not a url' }, 'webhookUrl'],
     ] as const) {
