@@ -1,7 +1,9 @@
 // The real `unfurl` binary for client tests: dist/main/cli.js over packages/sdk/dist, rebuilt first
 // when either is missing or older than its sources (a direct `npx vitest run` after an edit).
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { CLI, ROOT } from '../support/cli.js';
 
@@ -39,8 +41,36 @@ function tsc(project: string): Promise<void> {
   });
 }
 
+const LOCK = path.join(
+  os.tmpdir(),
+  `unfurl-client-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`,
+);
+
+/** One build at a time across test files running in parallel (mkdir is atomic); a stale lock is taken over. */
+async function withBuildLock<T>(fn: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      fs.mkdirSync(LOCK);
+      break;
+    } catch {
+      const age = Date.now() - (fs.statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 300_000) fs.rmSync(LOCK, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
 export async function ensureClientBuilt(): Promise<void> {
-  const sdkStale = older(SDK_ENTRY, 'packages/sdk/src');
-  if (sdkStale) await tsc('packages/sdk/tsconfig.json');
-  if (sdkStale || older(CLI, 'src')) await tsc('tsconfig.build.json');
+  if (!older(SDK_ENTRY, 'packages/sdk/src') && !older(CLI, 'src')) return;
+  await withBuildLock(async () => {
+    // Checked again: another test file may have built while this one waited.
+    const sdkStale = older(SDK_ENTRY, 'packages/sdk/src');
+    if (sdkStale) await tsc('packages/sdk/tsconfig.json');
+    if (sdkStale || older(CLI, 'src')) await tsc('tsconfig.build.json');
+  });
 }

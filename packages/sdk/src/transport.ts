@@ -54,6 +54,9 @@ export interface Answer<T> {
   credits: CreditHeaders;
 }
 
+/** Sent unless `headers` names another (browsers keep their own). */
+export const USER_AGENT = 'unfurl-sdk/0.1.0';
+
 const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 4, baseDelayMs: 1000, maxDelayMs: 60_000 };
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
@@ -135,7 +138,12 @@ export class Transport {
   }
 
   private async once<T>(spec: RequestSpec): Promise<Answer<T>> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...spec.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      ...this.headers,
+      ...spec.headers,
+    };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     let body: string | undefined;
     if (spec.body !== undefined) {
