@@ -11,14 +11,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBase62 } from '../../src/store/ids.js';
-import {
-  api,
-  dropQueueKeys,
-  registerOn,
-  sleep,
-  until,
-  waitForNoConnections,
-} from '../support/job-processes.js';
+import { api, dropQueueKeys, registerOn, sleep, until } from '../support/job-processes.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { assertBuilt, type CliProcess, runCli, startCli } from './cli-processes.js';
 import { parsePrometheus, sumOf } from './prometheus-text.js';
@@ -119,9 +112,21 @@ describe.skipIf(!runIt)(
       await Promise.all(procs.map((p) => p.stop()));
       await site?.close();
       if (dbUrl) {
-        await waitForNoConnections(dbUrl).catch(() => {});
+        // The processes have exited; wait until PostgreSQL has let go of their sessions, then drop.
         const admin = new pg.Client({ connectionString: databaseUrl });
         await admin.connect();
+        await until(
+          'no session on the test database',
+          async () => {
+            const { rows } = await admin.query(
+              'select count(*)::int as n from pg_stat_activity where datname = $1',
+              [dbName],
+            );
+            return rows[0].n === 0 ? true : undefined;
+          },
+          15_000,
+          50,
+        ).catch(() => {});
         await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
         await admin.end();
       }
@@ -184,9 +189,11 @@ describe.skipIf(!runIt)(
         expect((await api(j.other, 'GET', `/v1/jobs/${j.id}`, { key: apiKey })).body.status).toBe('queued');
       }
 
-      const started = Date.now();
+      const starting = Date.now();
       const workers = await Promise.all([startCli('worker', env), startCli('worker', env)]);
       procs.push(...workers);
+      const started = Date.now();
+      const workerStartMs = started - starting;
       for (const j of jobs) {
         const done = await until(
           `job ${j.id} to complete`,
@@ -235,7 +242,7 @@ describe.skipIf(!runIt)(
       const refusedAfterMs = Date.now() - revokedAt;
       expect(refusedAfterMs).toBeLessThanOrEqual(1000);
       console.log(
-        `topology: 4 crawls done ${jobsMs} ms after the workers started; revoked key refused by the other API after ${refusedAfterMs} ms`,
+        `topology: workers ready in ${workerStartMs} ms, 4 crawls done ${jobsMs} ms later; revoked key refused by the other API after ${refusedAfterMs} ms`,
       );
 
       // Both workers and both APIs stop cleanly on SIGTERM.
