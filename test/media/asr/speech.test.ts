@@ -2,6 +2,7 @@
 // loopback → 202 → the transcript job (real ffmpeg, real HTTP to an OpenAI-compatible stand-in that
 // reads the uploaded audio and reports the tones in it) → poll. Offsets are checked against the
 // times the tones were generated at.
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
@@ -42,6 +43,9 @@ afterAll(async () => {
 });
 
 beforeEach(() => ai?.reset());
+
+/** What is left in the app's scratch space (created by the first job; its directories go when jobs end). */
+const scratchLeft = (app: AiApp) => readdir(path.join(app.t.env.config.dataDir, 'scratch'));
 
 const generate = (app: AiApp, key: string, file: string, extra = '') =>
   app.t.call(key, {
@@ -96,6 +100,7 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
     });
     expect(ai.log.every((l) => l.path === '/v1/audio/transcriptions')).toBe(true);
 
+    expect(await scratchLeft(main)).toEqual([]);
     // 12 s → 1 started minute → 2 credits; the rest of the hold came back.
     expect(await balance(main.t, apiKey)).toBe(98);
     expect(await ledgerOf(main.t, jobId)).toEqual([
@@ -103,6 +108,17 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
       { type: 'release', amount: 20 },
       { type: 'settled', amount: -2 },
     ]);
+  });
+
+  it('mode=auto on a file (no captions of its own) falls back to speech recognition', async () => {
+    const { apiKey } = await main.t.register();
+    const res = await main.t.call(apiKey, {
+      method: 'GET',
+      url: `/v1/transcript?url=${encodeURIComponent(media.urlOf('short.mp3'))}`,
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const poll = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${res.json().jobId}`);
+    expectTones(poll.data.content, SHORT);
   });
 
   it('text=true and chunkSize shape the recognised cues like native captions', async () => {
@@ -166,6 +182,8 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
     ]);
     const job = (await main.t.call(apiKey, { method: 'GET', url: `/v1/jobs/${jobId}` })).json();
     expect(job).toMatchObject({ status: 'failed', credits: 0, attempts: 1 });
+    // The job's scratch files (download, audio, parts) went with it.
+    expect(await scratchLeft(main)).toEqual([]);
   });
 
   it('a provider that drops connections or refuses the key fails the job at once, unbilled', async () => {
