@@ -35,6 +35,8 @@ export interface DrawnText {
   /** `box`: on an opaque box; `outline`: with a dark border; `plain`: nothing around it. */
   style?: 'box' | 'outline' | 'plain';
   boxColor?: string;
+  /** Padding of the box around the text (default 8). */
+  boxBorder?: number;
   /** Pixels per second the text moves leftwards, wrapping (a ticker). */
   scrollPxPerSec?: number;
 }
@@ -79,7 +81,8 @@ function drawtext(t: DrawnText, textFile: string): string {
     `x=${t.scrollPxPerSec ? `'w-mod(t*${t.scrollPxPerSec}\\,w+tw)'` : `'${t.x ?? '(w-tw)/2'}'`}`,
     `y='${t.y ?? 'h-th-30'}'`,
   ];
-  if (style === 'box') parts.push('box=1', `boxcolor=${t.boxColor ?? 'black@0.85'}`, 'boxborderw=8');
+  if (style === 'box')
+    parts.push('box=1', `boxcolor=${t.boxColor ?? 'black@0.85'}`, `boxborderw=${t.boxBorder ?? 8}`);
   if (style === 'outline') parts.push('borderw=3', 'bordercolor=black');
   if (t.startSec !== undefined || t.endSec !== undefined) {
     parts.push(`enable='between(t\\,${t.startSec ?? 0}\\,${t.endSec ?? 1e9})'`);
@@ -167,4 +170,79 @@ export function captionedSpec(
     });
   }
   return { durationSec, background: options.background ?? 'mandelbrot', texts };
+}
+
+export interface CaptionScore {
+  truth: TruthCaption;
+  /** The segment that reads most like the caption while it is on screen (null: none). */
+  found: { text: string; startMs: number; endMs: number } | null;
+  cer: number;
+  startErrMs: number;
+  endErrMs: number;
+}
+
+/** Character error rate: edit distance over the reference length (whitespace collapsed). */
+export function cer(reference: string, hypothesis: string): number {
+  const ref = [...reference.replace(/\s+/g, ' ').trim()];
+  const hyp = [...hypothesis.replace(/\s+/g, ' ').trim()];
+  let prev = Array.from({ length: hyp.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= ref.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= hyp.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return ref.length === 0 ? hyp.length : prev[hyp.length]! / ref.length;
+}
+
+/** Matches each caption with the overlapping segment of lowest CER. */
+export function scoreCaptions(
+  truth: readonly TruthCaption[],
+  segments: ReadonlyArray<{ text: string; startMs: number; endMs: number }>,
+): CaptionScore[] {
+  return truth.map((t) => {
+    const overlapping = segments.filter((s) => s.startMs < t.endMs && s.endMs > t.startMs);
+    let best: CaptionScore = { truth: t, found: null, cer: 1, startErrMs: Infinity, endErrMs: Infinity };
+    for (const s of overlapping) {
+      const c = cer(t.text, s.text);
+      if (c < best.cer || (c === best.cer && best.found === null)) {
+        best = {
+          truth: t,
+          found: s,
+          cer: c,
+          startErrMs: Math.abs(s.startMs - t.startMs),
+          endErrMs: Math.abs(s.endMs - t.endMs),
+        };
+      }
+    }
+    return best;
+  });
+}
+
+/**
+ * Segments whose text is on screen nowhere: not close to any caption or static text of the spec, and
+ * (for tickers) not made of pieces of the ticker's words.
+ */
+export function inventedSegments(
+  spec: VideoSpec,
+  segments: ReadonlyArray<{ text: string; startMs: number; endMs: number }>,
+): Array<{ text: string; startMs: number; endMs: number }> {
+  const fixed = spec.texts.filter((t) => !t.scrollPxPerSec).map((t) => t.text);
+  const tickerWords = spec.texts
+    .filter((t) => t.scrollPxPerSec)
+    .flatMap((t) => t.text.toLowerCase().split(/\s+/));
+  const bare = (w: string) => w.replace(/[^\p{L}\p{N}]/gu, '');
+  return segments.filter((s) => {
+    if (fixed.some((f) => cer(f, s.text) <= 0.3 || (f.includes(s.text) && s.text.length >= 3))) return false;
+    const words = s.text.toLowerCase().split(/\s+/).map(bare).filter(Boolean);
+    // A ticker reading: every word is a ticker word (one letter misread at most), or — first or last,
+    // cut by the frame edge — a piece of one or two letters.
+    const fromTicker = words.every(
+      (w, i) =>
+        tickerWords.some((tw) => tw.includes(w) || cer(bare(tw), w) <= 1 / Math.max(1, bare(tw).length)) ||
+        ((i === 0 || i === words.length - 1) && w.length <= 2),
+    );
+    return !(tickerWords.length > 0 && fromTicker);
+  });
 }

@@ -16,7 +16,7 @@ export interface ChangeOptions {
   edgeThreshold?: number;
   /** Brightness difference (0–255) within which a pixel is "the same" in two frames (default 14). */
   stableThreshold?: number;
-  /** A map differs when more than this share of its edge pixels moved… (default 0.12) */
+  /** A map differs when more than this share of its edge pixels moved… (default 0.3: moving backgrounds leave 5–20 %, a caption that comes, goes or changes 40 % and more) */
   changedShare?: number;
   /** …and at least this many pixels did, at the analysis width (default 25). */
   minChangedPixels?: number;
@@ -87,6 +87,8 @@ export interface FrameVerdict {
   changed: boolean;
   /** Pixels of its stable-edge map (at the analysis width). */
   stablePixels: number;
+  /** Pixels of that map with no counterpart in the last OCR'd frame's map, and back. */
+  movedPixels: number;
 }
 
 /**
@@ -104,7 +106,7 @@ export class TextChangeDetector {
       analysisWidth: options.analysisWidth ?? 320,
       edgeThreshold: options.edgeThreshold ?? 60,
       stableThreshold: options.stableThreshold ?? 14,
-      changedShare: options.changedShare ?? 0.12,
+      changedShare: options.changedShare ?? 0.3,
       minChangedPixels: options.minChangedPixels ?? 25,
     };
   }
@@ -146,8 +148,9 @@ export class TextChangeDetector {
     const grown = dilate(map, cur.w, cur.h);
     const ref = this.reference;
     let changed = true;
+    let moved = count;
     if (ref && ref.map.length === map.length) {
-      let moved = 0;
+      moved = 0;
       for (let i = 0; i < map.length; i++) {
         if (map[i] && !ref.grown[i]) moved++;
         if (ref.map[i] && !grown[i]) moved++;
@@ -156,6 +159,6 @@ export class TextChangeDetector {
       changed = moved > limit;
     }
     if (changed) this.reference = { map, grown, count };
-    return { frame, changed, stablePixels: count };
+    return { frame, changed, stablePixels: count, movedPixels: moved };
   }
 }

@@ -1,10 +1,10 @@
 // What tesseract is shown for each frame. Its own binarisation (one Otsu threshold for the page) loses
 // light text over busy or bright colour, which is where captions usually are; so each frame is read
-// twice: as it is (grayscale, for dark and coloured text), and as a "bright text" mask — upscaled when
-// small (small text reads much better at twice the size) and thresholded so that near-white pixels
-// become black ink on white paper. The two readings are then merged line by line.
+// three times: as it is (grayscale, for dark and coloured text), and as two "light text" masks —
+// upscaled when small (small text reads much better at twice the size) and thresholded so that light
+// text becomes black ink on white paper. The readings are then merged line by line.
 import type { GrayFrame } from '../frames.js';
-import type { OcrLine } from './tesseract.js';
+import type { OcrLine, OcrWord } from './tesseract.js';
 
 export interface OcrImage {
   /** A binary PGM (P5) file's bytes. */
@@ -15,14 +15,17 @@ export interface OcrImage {
 
 /** Pixels at or above this brightness count as light text in the mask (above yellow, ≈ 226, so a yellow background stays paper). */
 const BRIGHT = 236;
+/** How much brighter than its surroundings a pixel of outlined or boxed coloured text is. */
+const LOCAL_LIFT = 40;
 
 function pgmOf(width: number, height: number, data: Uint8Array): Buffer {
   return Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'ascii'), data]);
 }
 
-/** Near-white → black, everything else → white, bilinear-upscaled by `scale` first. */
-export function brightTextMask(frame: GrayFrame, scale: number): Uint8Array {
+/** Bilinear upscale by an integer factor. */
+function upscale(frame: GrayFrame, scale: number): Uint8Array {
   const { width: w, height: h, data } = frame;
+  if (scale === 1) return data;
   const W = w * scale;
   const H = h * scale;
   const out = new Uint8Array(W * H);
@@ -38,7 +41,45 @@ export function brightTextMask(frame: GrayFrame, scale: number): Uint8Array {
       const fx = sx - x0;
       const top = data[y0 * w + x0]! * (1 - fx) + data[y0 * w + x1]! * fx;
       const bottom = data[y1 * w + x0]! * (1 - fx) + data[y1 * w + x1]! * fx;
-      out[Y * W + X] = top * (1 - fy) + bottom * fy >= BRIGHT ? 0 : 255;
+      out[Y * W + X] = Math.round(top * (1 - fy) + bottom * fy);
+    }
+  }
+  return out;
+}
+
+/**
+ * Light text as black ink on white paper, upscaled by `scale` first. `bright`: near-white pixels are
+ * ink (white captions over anything but white). `lifted`: pixels clearly brighter than their
+ * neighbourhood are ink (coloured text with a dark outline or on a dark box).
+ */
+export function lightTextMask(frame: GrayFrame, scale: number, mode: 'bright' | 'lifted'): Uint8Array {
+  const W = frame.width * scale;
+  const H = frame.height * scale;
+  const px = upscale(frame, scale);
+  if (mode === 'bright') return px.map((v) => (v >= BRIGHT ? 0 : 255));
+  // Integral image for the local mean over a window about a letter wide.
+  const iw = W + 1;
+  const integral = new Float64Array(iw * (H + 1));
+  for (let y = 0; y < H; y++) {
+    let row = 0;
+    for (let x = 0; x < W; x++) {
+      row += px[y * W + x]!;
+      integral[(y + 1) * iw + x + 1] = integral[y * iw + x + 1]! + row;
+    }
+  }
+  const r = 10 * scale;
+  const out = new Uint8Array(W * H);
+  for (let y = 0; y < H; y++) {
+    const y0 = Math.max(0, y - r);
+    const y1 = Math.min(H, y + r + 1);
+    for (let x = 0; x < W; x++) {
+      const x0 = Math.max(0, x - r);
+      const x1 = Math.min(W, x + r + 1);
+      const sum =
+        integral[y1 * iw + x1]! - integral[y0 * iw + x1]! - integral[y1 * iw + x0]! + integral[y0 * iw + x0]!;
+      const mean = sum / ((y1 - y0) * (x1 - x0));
+      const v = px[y * W + x]!;
+      out[y * W + x] = v > 90 && v - mean > LOCAL_LIFT ? 0 : 255;
     }
   }
   return out;
@@ -49,22 +90,25 @@ export function ocrImages(frame: GrayFrame): OcrImage[] {
   const scale = Math.min(frame.width, frame.height) < 720 ? 2 : 1;
   return [
     { pgm: pgmOf(frame.width, frame.height, frame.data), scale: 1 },
-    { pgm: pgmOf(frame.width * scale, frame.height * scale, brightTextMask(frame, scale)), scale },
+    { pgm: pgmOf(frame.width * scale, frame.height * scale, lightTextMask(frame, scale, 'bright')), scale },
+    { pgm: pgmOf(frame.width * scale, frame.height * scale, lightTextMask(frame, scale, 'lifted')), scale },
   ];
 }
 
-function toFrame(line: OcrLine, scale: number): OcrLine {
-  if (scale === 1) return line;
+function scaleBox<T extends OcrWord>(box: T, scale: number): T {
+  // Word boxes inside a line are not used past this point: they are dropped, not rescaled.
+  if (scale === 1) return box;
   return {
-    ...line,
-    left: Math.round(line.left / scale),
-    top: Math.round(line.top / scale),
-    width: Math.round(line.width / scale),
-    height: Math.round(line.height / scale),
+    ...box,
+    words: undefined,
+    left: Math.round(box.left / scale),
+    top: Math.round(box.top / scale),
+    width: Math.round(box.width / scale),
+    height: Math.round(box.height / scale),
   };
 }
 
-function overlapShare(a: OcrLine, b: OcrLine): number {
+function overlapShare(a: OcrWord, b: OcrWord): number {
   const w = Math.min(a.left + a.width, b.left + b.width) - Math.max(a.left, b.left);
   const h = Math.min(a.top + a.height, b.top + b.height) - Math.max(a.top, b.top);
   if (w <= 0 || h <= 0) return 0;
@@ -76,16 +120,89 @@ const weight = (l: OcrLine) => l.conf * (l.text.match(/[\p{L}\p{N}]/gu)?.length 
 
 /**
  * Merges the readings of one frame's images: where lines of two readings cover the same place, the one
- * with more confident characters wins; lines only one reading found are kept.
+ * with more confident characters wins; lines only one reading found are kept; pieces of one line are
+ * joined.
  */
 export function mergeReadings(
   readings: ReadonlyArray<{ lines: readonly OcrLine[]; scale: number }>,
 ): OcrLine[] {
-  const all = readings.flatMap((r) => r.lines.map((l) => toFrame(l, r.scale)));
+  const all = readings.flatMap((r) => r.lines.map((l) => scaleBox(l, r.scale)));
   all.sort((a, b) => weight(b) - weight(a));
   const kept: OcrLine[] = [];
   for (const line of all) {
-    if (!kept.some((k) => overlapShare(k, line) > 0.3)) kept.push(line);
+    const clash = kept.findIndex((k) => overlapShare(k, line) > 0.15);
+    if (clash < 0) {
+      kept.push(line);
+      continue;
+    }
+    // Two readings of overlapping stretches of one line ("ORDER NOW: call" and "call 555-0199").
+    const stitched = stitch(kept[clash]!, line);
+    if (stitched) kept[clash] = stitched;
   }
-  return kept.sort((a, b) => a.top - b.top || a.left - b.left);
+  return joinLines(kept);
+}
+
+const bareWord = (w: string) => w.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+/**
+ * Joins two readings of one row that overlap by whole words (the end of the left one is the start of
+ * the right one); null when they do not line up like that.
+ */
+export function stitch(a: OcrLine, b: OcrLine): OcrLine | null {
+  const [left, right] = a.left <= b.left ? [a, b] : [b, a];
+  if (right.left + right.width <= left.left + left.width) return null;
+  const lw = left.text.split(' ');
+  const rw = right.text.split(' ');
+  for (let k = Math.min(lw.length, rw.length); k >= 1; k--) {
+    const tail = lw.slice(-k).map(bareWord).join(' ');
+    const head = rw.slice(0, k).map(bareWord).join(' ');
+    if (tail && tail === head) {
+      const text = [...lw, ...rw.slice(k)].join(' ');
+      const top = Math.min(left.top, right.top);
+      const bottom = Math.max(left.top + left.height, right.top + right.height);
+      return {
+        text,
+        conf: Math.min(left.conf, right.conf),
+        left: left.left,
+        top,
+        width: right.left + right.width - left.left,
+        height: bottom - top,
+      };
+    }
+  }
+  return null;
+}
+
+/**
+ * Pieces of one line that tesseract returned apart (words far apart, or read on different images)
+ * are joined left to right: same band of rows, text of about the same height, a gap under six text
+ * heights (a word or two left unread between them).
+ */
+export function joinLines(lines: readonly OcrLine[]): OcrLine[] {
+  const sorted = [...lines].sort((a, b) => a.left - b.left);
+  const out: OcrLine[] = [];
+  for (const line of sorted) {
+    const into = out.find((o) => {
+      const v = Math.min(o.top + o.height, line.top + line.height) - Math.max(o.top, line.top);
+      const gap = line.left - (o.left + o.width);
+      const tall = Math.max(o.height, line.height);
+      const similarSize = tall <= 2.5 * Math.min(o.height, line.height);
+      return v >= 0.5 * Math.min(o.height, line.height) && similarSize && gap <= 6 * tall && gap > -o.width;
+    });
+    if (!into) {
+      out.push({ ...line });
+      continue;
+    }
+    // A piece that overlaps what is already joined is a second reading of the same words.
+    if (line.left < into.left + into.width - 0.5 * into.height) continue;
+    const chars = (l: OcrLine) => Math.max(1, l.text.length);
+    into.conf = (into.conf * chars(into) + line.conf * chars(line)) / (chars(into) + chars(line));
+    into.text = `${into.text} ${line.text}`;
+    const right = Math.max(into.left + into.width, line.left + line.width);
+    const bottom = Math.max(into.top + into.height, line.top + line.height);
+    into.top = Math.min(into.top, line.top);
+    into.width = right - into.left;
+    into.height = bottom - into.top;
+  }
+  return out.sort((a, b) => a.top - b.top || a.left - b.left);
 }

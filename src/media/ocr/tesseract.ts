@@ -15,6 +15,17 @@ export interface OcrLine {
   top: number;
   width: number;
   height: number;
+  /** The words kept, with their own boxes (absent on lines built by hand). */
+  words?: OcrWord[];
+}
+
+export interface OcrWord {
+  text: string;
+  conf: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
 }
 
 export interface TsvOptions {
@@ -24,27 +35,24 @@ export interface TsvOptions {
   minLineConf?: number;
 }
 
-interface Word {
-  text: string;
-  conf: number;
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-}
+type Word = OcrWord;
 
 const ALNUM = /[\p{L}\p{N}]/gu;
+const SHORT_LINE_CONF = 90;
+const SHORT_WORD_CONF = 85;
 
 /** A word worth keeping: confident enough and not just punctuation or a lone stray mark. */
 function isWord(w: Word, minConf: number): boolean {
   if (w.conf < minConf) return false;
   const alnum = w.text.match(ALNUM)?.length ?? 0;
+  // Stray one- and two-letter "words" beside real text are mostly texture; real ones read surely.
+  if (alnum <= 2 && w.conf < SHORT_WORD_CONF) return false;
   return alnum >= 1 && alnum * 2 >= [...w.text].length;
 }
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 /**
@@ -81,6 +89,9 @@ export function parseTsv(tsv: string, options: TsvOptions = {}): Map<number, Ocr
     const conf = words.reduce((s, w) => s + w.conf, 0) / words.length;
     if (conf < minLineConf) continue;
     if (!words.some((w) => (w.text.match(ALNUM)?.length ?? 0) >= 2)) continue;
+    // Textures read as short strings ("28", "ae") now and then: short lines must be read surely.
+    const alnum = words.reduce((n, w) => n + (w.text.match(ALNUM)?.length ?? 0), 0);
+    if (alnum < 4 && conf < SHORT_LINE_CONF) continue;
     // Vertical extent from the median word: one word box swollen by a smudge beside it should not
     // make the line overlap its neighbours.
     const left = Math.min(...words.map((w) => w.left));
@@ -94,6 +105,7 @@ export function parseTsv(tsv: string, options: TsvOptions = {}): Map<number, Ocr
       top,
       width: right - left,
       height: bottom - top,
+      words,
     };
     pages.set(page, [...(pages.get(page) ?? []), line]);
   }

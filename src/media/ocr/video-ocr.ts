@@ -150,6 +150,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
 
   const durationMs = Math.round((probed.durationSec > 0 ? probed.durationSec : sampled / fps) * 1000);
   const frames = source.map((s) => readings.get(s) ?? []);
+
   return {
     segments: buildSegments(frames, { intervalMs, durationMs }),
     stats: { sampledFrames: sampled, ocrFrames, durationMs },
