@@ -5,6 +5,10 @@
 import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
+import { chooseTrack, languagesOf } from '../caption-choice.js';
+import { parseCaptionFile } from '../caption-files.js';
+import type { NativeTranscript } from '../transcript.js';
+import { segmentUrls, subtitleRenditions } from './hls.js';
 import { type ParsedPost, parseGraphqlPost, parseSyndicationPost, syndicationToken } from './post.js';
 
 export interface XClientDeps {
@@ -122,5 +126,35 @@ export class XClient {
       throw new AppError('upstream_error', 'x syndication answered something that is not JSON');
     }
     return parseSyndicationPost(json);
+  }
+
+  /** A text body of the video CDN ('' when it answers anything but 200). */
+  private async text(url: string, signal?: AbortSignal): Promise<string> {
+    const res = await this.deps.upstreams.fetch('x', url, { signal, maxBytes: 4 * 1024 * 1024 });
+    return res.status === 200 ? res.body.toString('utf8') : '';
+  }
+
+  /** The uploaded captions of an HLS video in the preferred language; null when it has none. */
+  async hlsCaptions(
+    masterUrl: string,
+    lang: string | null,
+    signal?: AbortSignal,
+  ): Promise<NativeTranscript | null> {
+    const renditions = subtitleRenditions(await this.text(masterUrl, signal), masterUrl).map((r) => ({
+      ...r,
+      auto: false,
+      original: r.isDefault,
+    }));
+    const remaining = [...renditions];
+    while (remaining.length) {
+      const track = chooseTrack(remaining, lang)!;
+      remaining.splice(remaining.indexOf(track), 1);
+      const segments = segmentUrls(await this.text(track.url, signal), track.url);
+      const bodies: string[] = [];
+      for (const segment of segments) bodies.push(await this.text(segment, signal));
+      const cues = parseCaptionFile(bodies.join('\n\n'));
+      if (cues.length) return { cues, lang: track.lang, availableLangs: languagesOf(renditions) };
+    }
+    return null;
   }
 }

@@ -1,6 +1,6 @@
 // The microblog as a Platform (its videos for speech recognition, OCR, …) and the post metadata the
 // /v1/microblog/post route serves.
-import type { ResultCache } from '../../cache/result-cache.js';
+import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
@@ -56,10 +56,23 @@ export class XPlatform implements Platform {
     return parsed.post;
   }
 
+  /** Captions the uploader added: subtitle renditions of the video's HLS playlist. */
   async nativeTranscript(ref: MediaRef, request: NativeTranscriptRequest): Promise<NativeTranscript> {
-    // Posts carry no caption files outside their HLS playlists; the post must still exist.
-    await this.post(ref.id, request.signal);
-    throw new AppError('transcript_unavailable', `Post ${ref.id} has no captions`, ref.id);
+    const parsed = await this.client.post(ref.id, request.signal);
+    if (parsed.kind === 'unavailable') {
+      throw new AppError('not_found', `Post ${ref.id} not found or not available (${parsed.reason})`, ref.id);
+    }
+    const hls = parsed.videos[0]?.hlsUrl;
+    const none = new AppError('transcript_unavailable', `Post ${ref.id} has no captions`, ref.id);
+    if (!hls) throw none;
+    const found = await cached(
+      this.deps.cache,
+      `x:captions:${ref.id}:${request.lang ?? ''}`,
+      this.deps.ttlMs,
+      () => this.client.hlsCaptions(hls, request.lang ?? null, request.signal),
+    );
+    if (!found) throw none;
+    return found;
   }
 
   async locateMedia(ref: MediaRef, signal?: AbortSignal): Promise<MediaLocation> {

@@ -36,6 +36,8 @@ export interface MicroblogPost {
 export interface PostVideo {
   url: string;
   durationSec: number | null;
+  /** The HLS master playlist, where uploaded captions are listed. */
+  hlsUrl: string | null;
 }
 
 export type ParsedPost =
@@ -111,7 +113,14 @@ function mediaOf(list: unknown): { media: MicroblogPost['media']; videos: PostVi
       if (url) media.push({ type: type === 'video' ? 'video' : 'gif', url });
       if (file) {
         const ms = int(dig(item, 'video_info', 'duration_millis'));
-        videos.push({ url: file, durationSec: ms === null ? null : ms / 1000 });
+        const hls = asArray(dig(item, 'video_info', 'variants'))
+          .filter(isRecord)
+          .find((v) => /mpegurl/i.test(String(v.content_type ?? '')) && asString(v.url));
+        videos.push({
+          url: file,
+          durationSec: ms === null ? null : ms / 1000,
+          hlsUrl: hls ? (hls.url as string) : null,
+        });
       }
     }
   }

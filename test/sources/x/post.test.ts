@@ -58,7 +58,12 @@ describe('parseGraphqlPost (recorded TweetResultByRestId answers)', () => {
       { type: 'video', url: expect.stringMatching(/^https:\/\/video\.twimg\.com\/.+\.mp4/) },
     ]);
     expect(parsed.post.media[0]!.url).toMatch(/576x1280/); // the highest bitrate of the three
-    expect(parsed.videos[0]).toEqual({ url: parsed.post.media[0]!.url, durationSec: 16.394 });
+    expect(parsed.videos[0]).toEqual({
+      url: parsed.post.media[0]!.url,
+      durationSec: 16.394,
+      hlsUrl:
+        'https://video.twimg.com/ext_tw_video/1902059279190052864/pu/pl/897qARA__rNk63y5.m3u8?tag=12&v=54d',
+    });
     expect(parsed.post.quotedTweet).toEqual({
       id: '1900793157786255768',
       text: 'the funniest tik toks be the ones they dont let you save',
@@ -144,7 +149,13 @@ describe('parseSyndicationPost (constructed tweet-result answers)', () => {
         author: { username: 'padwatcher', displayName: 'Pad Watcher' },
       },
     });
-    expect(parsed.videos).toEqual([{ url: parsed.post.media[0]!.url, durationSec: 21.5 }]);
+    expect(parsed.videos).toEqual([
+      {
+        url: parsed.post.media[0]!.url,
+        durationSec: 21.5,
+        hlsUrl: 'https://video.twimg.com/ext_tw_video/1790000000000000555/pu/pl/master.m3u8?tag=12',
+      },
+    ]);
   });
 
   it('reads photos and blue verification', () => {

@@ -64,6 +64,23 @@ export async function startXReplay(): Promise<XReplay> {
       res.writeHead(301, { location: 'https://x.com/SpaceX/status/1848831595014459513' });
       return res.end();
     }
+    // HLS playlists and caption segments of the videos (constructed).
+    const hls: Record<string, string> = {
+      '/ext_tw_video/1790000000000000555/pu/pl/master.m3u8': 'hls-master-captions.m3u8',
+      '/ext_tw_video/1902059279190052864/pu/pl/897qARA__rNk63y5.m3u8': 'hls-master-plain.m3u8',
+      '/ext_tw_video/1790000000000000555/pu/pl/subs/en.m3u8': 'hls-subs-en.m3u8',
+      '/ext_tw_video/1790000000000000555/pu/pl/subs/es.m3u8': 'hls-subs-es.m3u8',
+      '/ext_tw_video/1790000000000000555/pu/pl/subs/en-0.vtt': 'hls-subs-en-0.vtt',
+      '/ext_tw_video/1790000000000000555/pu/pl/subs/en-1.vtt': 'hls-subs-en-1.vtt',
+      '/ext_tw_video/1790000000000000555/pu/pl/subs/es-0.vtt': 'hls-subs-es-0.vtt',
+    };
+    const playlist = hls[url.pathname];
+    if (playlist) {
+      res.writeHead(200, {
+        'content-type': playlist.endsWith('.vtt') ? 'text/vtt' : 'application/x-mpegURL',
+      });
+      return res.end(fs.readFileSync(path.join(CONSTRUCTED_X, playlist)));
+    }
     if (url.pathname.startsWith('/ext_tw_video/')) {
       res.writeHead(200, { 'content-type': 'video/mp4' });
       return res.end(Buffer.alloc(4096, 7));
