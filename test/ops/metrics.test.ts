@@ -3,6 +3,7 @@
 // JSON log line of a request carries its id, route, account, status and duration.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { closeTestApp } from '../support/teardown.js';
@@ -16,6 +17,8 @@ describe('/metrics', () => {
   let base: string;
   let site: Loopback;
   let platform: Loopback;
+  let apiKey = '';
+  let crawlJobId = '';
   const logLines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
@@ -60,7 +63,9 @@ describe('/metrics', () => {
       body: JSON.stringify({ email: `metrics-${Date.now()}@example.com`, password: 'correct horse battery' }),
     });
     expect(reg.status).toBe(200);
-    const { apiKey, accountId } = (await reg.json()) as { apiKey: string; accountId: string };
+    const registered = (await reg.json()) as { apiKey: string; accountId: string };
+    apiKey = registered.apiKey;
+    const accountId = registered.accountId;
     const auth = { authorization: `Bearer ${apiKey}` };
 
     expect((await fetch(`${base}/v1/account`)).status).toBe(401);
@@ -85,6 +90,7 @@ describe('/metrics', () => {
       body: JSON.stringify({ url: `${site.url}/`, limit: 3 }),
     });
     expect(crawl.status).toBe(202);
+    crawlJobId = ((await crawl.json()) as { jobId: string }).jobId;
 
     const after = await scrapeMetrics();
     const delta = (name: string, labels: Record<string, string>) =>
@@ -137,5 +143,36 @@ describe('/metrics', () => {
       res: { statusCode: 200 },
     });
     expect(typeof line!.responseTime).toBe('number');
+  });
+
+  it('counts the credits a job settles and moves it from queued to completed', async () => {
+    expect(crawlJobId).toMatch(/^job_/);
+    const before = await scrapeMetrics();
+    const quiet = { info() {}, warn() {}, error() {} };
+    const processing = await startJobProcessing(t.services, quiet);
+    let job: { status: string; credits: number } | undefined;
+    try {
+      for (let i = 0; i < 300; i++) {
+        const res = await fetch(`${base}/v1/jobs/${crawlJobId}`, {
+          headers: { authorization: `Bearer ${apiKey}` },
+        });
+        job = (await res.json()) as { status: string; credits: number };
+        if (job.status === 'completed' || job.status === 'failed') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await processing.stop(2000);
+    }
+    expect(job?.status).toBe('completed');
+    const after = await scrapeMetrics();
+    // 1 + pages: the crawl's real cost, counted when the job settled.
+    expect(job!.credits).toBeGreaterThanOrEqual(2);
+    expect(
+      sumOf(after, 'unfurl_credits_spent_total', { source: 'job' }) -
+        sumOf(before, 'unfurl_credits_spent_total', { source: 'job' }),
+    ).toBe(job!.credits);
+    expect(sumOf(after, 'unfurl_jobs', { state: 'queued' })).toBe(0);
+    expect(sumOf(after, 'unfurl_jobs', { state: 'completed' })).toBe(1);
+    expect(sumOf(after, 'unfurl_queue_depth', { queue: 'crawl' })).toBe(0);
   });
 });
