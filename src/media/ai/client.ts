@@ -7,6 +7,7 @@
 // given here is built for that (private addresses allowed, no proxies), and redirects are not
 // followed, so a provider cannot bounce us somewhere else.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
 import type { AiEndpoint } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { JobError } from '../../jobs/types.js';
@@ -23,6 +24,8 @@ export interface AiClientSettings {
   attempts?: number;
   /** Largest answer accepted. */
   maxResponseBytes?: number;
+  /** Connection pool whose header/body timeouts allow slow answers (a long transcription). */
+  dispatcher?: Dispatcher;
 }
 
 export interface CallOptions {
@@ -120,6 +123,7 @@ export class AiClient {
           timeoutMs,
           maxRedirects: 0,
           maxBytes: this.settings.maxResponseBytes ?? 32 * 1024 * 1024,
+          ...(this.settings.dispatcher && { dispatcher: this.settings.dispatcher }),
         });
         if (res.status >= 200 && res.status < 300) return this.parse<T>(res);
         last = `HTTP ${res.status}: ${providerMessage(res)}`;

@@ -1,5 +1,6 @@
 // The AI providers of this process, one client per task, sharing one fetcher that may reach
 // private addresses: the base URLs are operator configuration (see client.ts on SSRF).
+import { Agent } from 'undici';
 import type { AiEndpoint, Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { SafeFetcher } from '../../net/safe-fetch.js';
@@ -19,12 +20,23 @@ export function createAiProviders(config: Config): AiProviders {
     timeoutMs: ai.requestTimeoutMs,
     maxBytes: 32 * 1024 * 1024,
   });
-  const settings = { requestTimeoutMs: ai.requestTimeoutMs, retryBaseMs: ai.retryBaseMs };
+  // A provider may think for minutes before its first byte (a long transcription): the shared
+  // fetcher's 30 s header timeout would cut it off, so AI calls get a pool timed by UNFURL_AI_TIMEOUT_MS.
+  const dispatcher = new Agent({
+    headersTimeout: ai.requestTimeoutMs,
+    bodyTimeout: ai.requestTimeoutMs,
+    connect: { timeout: 10_000 },
+    connections: 32,
+  });
+  const settings = { requestTimeoutMs: ai.requestTimeoutMs, retryBaseMs: ai.retryBaseMs, dispatcher };
   return {
     asr: new AiClient(ai.asr, 'speech recognition', fetcher, settings),
     vision: new AiClient(ai.vision, 'vision', fetcher, settings),
     llm: new AiClient(ai.llm, 'language model', fetcher, settings),
-    close: () => fetcher.close(),
+    close: async () => {
+      await dispatcher.close();
+      await fetcher.close();
+    },
   };
 }
 
