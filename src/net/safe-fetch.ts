@@ -235,7 +235,7 @@ export class SafeFetcher {
       options.dispatcher ?? (options.proxy && this.proxies ? this.proxies.next() : undefined) ?? this.agent;
     const viaProxy = dispatcher !== this.agent;
     // Media are already compressed: ask for them as they are so byte counts match the file.
-    const headers = { 'accept-encoding': 'identity', ...options.headers };
+    let headers: Record<string, string> = { 'accept-encoding': 'identity', ...options.headers };
     let url = this.checkUrl(rawUrl, 'url');
     const redirects: string[] = [];
     for (let hop = 0; ; hop++) {
@@ -245,7 +245,14 @@ export class SafeFetcher {
       if (res.statusCode >= 300 && res.statusCode < 400 && location && hop < maxRedirects) {
         await res.body.dump();
         redirects.push(url.toString());
-        url = this.checkUrl(new URL(String(location), url).toString(), 'url');
+        const next = this.checkUrl(new URL(String(location), url).toString(), 'url');
+        // A platform's cookies and credentials are for its own origin, not wherever it redirects.
+        if (next.origin !== url.origin) {
+          headers = Object.fromEntries(
+            Object.entries(headers).filter(([k]) => !/^(cookie|authorization)$/i.test(k)),
+          );
+        }
+        url = next;
         continue;
       }
       const type = res.headers['content-type'];

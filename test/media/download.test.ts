@@ -40,6 +40,11 @@ beforeAll(async () => {
       };
       return push();
     }
+    if (url.pathname === '/cross') {
+      // To another origin (the same server under another name): cookies must not follow.
+      res.writeHead(302, { location: `http://localhost:${server.port}/clip.mp4` });
+      return res.end();
+    }
     if (url.pathname === '/hop') {
       res.writeHead(302, { location: '/clip.mp4' });
       return res.end();
@@ -115,6 +120,20 @@ describe('MediaDownloader', () => {
     expect((err as AppError).code).toBe('payload_too_large');
     // Only the first, whole download is there: the partial file is gone.
     expect(fs.readdirSync(dir)).toEqual([path.basename(got.path)]);
+  });
+
+  it('keeps the cookies a location carries on its origin, not across a redirect to another', async () => {
+    await downloader().download({ ...web('/hop'), headers: { cookie: 'tt=1', referer: 'r' } }, dir);
+    expect(seen.map((s) => [s.path, s.headers.cookie])).toEqual([
+      ['/hop', 'tt=1'],
+      ['/clip.mp4', 'tt=1'],
+    ]);
+    seen.length = 0;
+    await downloader().download({ ...web('/cross'), headers: { cookie: 'tt=1', referer: 'r' } }, dir);
+    expect(seen.map((s) => [s.path, s.headers.cookie, s.headers.referer])).toEqual([
+      ['/cross', 'tt=1', 'r'],
+      ['/clip.mp4', undefined, 'r'],
+    ]);
   });
 
   it('refuses a declared length over the cap before writing anything', async () => {
