@@ -152,9 +152,15 @@ export class Platforms {
 
   /** The video a URL names (short links resolved); anything else → 400 naming `url`. */
   async recognise(raw: string, signal?: AbortSignal): Promise<MediaRef> {
+    const input = raw.trim();
+    // A bare video id of the video-sharing platform, as its routes have always taken.
+    if (/^[A-Za-z0-9_-]{11}$/.test(input)) {
+      return { platform: 'youtube', id: input, url: `https://www.youtube.com/watch?v=${input}` };
+    }
     let url: URL;
     try {
-      url = new URL(raw.trim());
+      // "youtu.be/…", "www.tiktok.com/…": a URL pasted without its scheme.
+      url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(input) ? input : `https://${input.replace(/^\/\//, '')}`);
     } catch {
       throw invalid('url', 'not a URL');
     }

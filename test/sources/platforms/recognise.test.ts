@@ -255,6 +255,17 @@ describe('Platforms.recognise', () => {
     expect(await recognise(url)).toEqual({ platform, id, url: canonical });
   });
 
+  it('takes URLs pasted without a scheme, and bare video ids of the video-sharing platform', async () => {
+    expect(await recognise('youtu.be/GJLlxj_dtq8')).toEqual({
+      platform: 'youtube',
+      id: 'GJLlxj_dtq8',
+      url: 'https://www.youtube.com/watch?v=GJLlxj_dtq8',
+    });
+    expect((await recognise('  GJLlxj_dtq8 ')).id).toBe('GJLlxj_dtq8');
+    expect((await recognise('www.tiktok.com/@a/video/6718335390845095173')).platform).toBe('tiktok');
+    expect((await recognise('//x.com/jack/status/20')).id).toBe('20');
+  });
+
   it('recognises every direct media extension, sound or pictures', async () => {
     const kinds: Record<string, 'video' | 'audio'> = {
       mp4: 'video',

@@ -177,7 +177,7 @@ describe('GET /v1/transcript', () => {
       const res = await transcript(`${watchUrl('dsMFmonKDD4')}&mode=${mode}`);
       expect(res.statusCode).toBe(503);
       expect(res.json().error).toBe('provider_unavailable');
-      expect(res.json().message).toMatch(/speech recognition.*not configured/);
+      expect(res.json().message).toMatch(/speech recognition.*configured/);
     }
     expect((await transcript(watchUrl('dsMFmonKDD4'))).statusCode).toBe(503); // auto is the default
     expect((await transcript(`${watchUrl(VIDEO)}&mode=generate`)).statusCode).toBe(503);
