@@ -64,16 +64,9 @@ export function registerDescribe(deps: AiJobDeps & { readText: FrameTextReader }
     run: (ctx, input) =>
       deps.scratch.with(`describe-${ctx.jobId}`, async (dir) => {
         const calls = { budget: budget(deps.settings.jobBudgetMs), signal: ctx.signal };
-        const media = await fetchMedia(deps, input.url, dir, ctx.signal);
+        const media = await fetchMedia(deps, input.url, dir, ctx.signal, deps.settings.maxMediaSeconds);
         if (!media.probed.hasVideo)
           throw new JobError('invalid_request', 'The URL has no pictures to describe', false);
-        if (media.probed.durationSec > deps.settings.maxMediaSeconds) {
-          throw new JobError(
-            'payload_too_large',
-            `The video is longer than ${deps.settings.maxMediaSeconds / 60} minutes`,
-            false,
-          );
-        }
         let speechCredits = 0;
         const transcript = input.includeTranscript
           ? await videoTranscript(deps, media, {

@@ -48,15 +48,8 @@ export function registerExtract(deps: AiJobDeps): void {
     run: (ctx, input) =>
       deps.scratch.with(`extract-${ctx.jobId}`, async (dir) => {
         const calls = { budget: budget(deps.settings.jobBudgetMs), signal: ctx.signal };
-        const media = await fetchMedia(deps, input.url, dir, ctx.signal);
+        const media = await fetchMedia(deps, input.url, dir, ctx.signal, deps.settings.maxMediaSeconds);
         const seconds = media.probed.durationSec;
-        if (seconds > deps.settings.maxMediaSeconds) {
-          throw new JobError(
-            'payload_too_large',
-            `The video is longer than ${deps.settings.maxMediaSeconds / 60} minutes`,
-            false,
-          );
-        }
         await ctx.holdMore(extractCredits(seconds) - prices.extractMinimum);
         const transcript = await videoTranscript(deps, media, { ...calls, dir });
         const frames = media.probed.hasVideo

@@ -52,7 +52,7 @@ export function registerSpeechTranscripts(deps: AiJobDeps): void {
     cost: (input, result) => measured.get(result) ?? estimate(input),
     run: (ctx, input) =>
       deps.scratch.with(`transcript-${ctx.jobId}`, async (dir) => {
-        const media = await fetchMedia(deps, input.url, dir, ctx.signal);
+        const media = await fetchMedia(deps, input.url, dir, ctx.signal, settings.maxMediaSeconds);
         if (!media.probed.hasAudio) {
           throw new JobError('transcript_unavailable', 'The media has no sound to recognise', false);
         }

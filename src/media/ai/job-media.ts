@@ -2,6 +2,7 @@
 // first step they share: the media of a URL located, downloaded into the job's scratch dir, probed.
 
 import type { JobRegistry } from '../../jobs/registry.js';
+import { JobError } from '../../jobs/types.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest } from '../../sources/platform.js';
 import type { NativeTranscript } from '../../sources/transcript.js';
 import { type ProbeResult, probe } from '../ffmpeg.js';
@@ -53,10 +54,23 @@ export async function fetchMedia(
   url: string,
   dir: string,
   signal: AbortSignal,
+  /** Longer media is refused (413) — before downloading when the platform tells the length. */
+  maxSeconds?: number,
 ): Promise<FetchedMedia> {
   const { ref, location } = await deps.sources.locate(url, signal);
+  const tooLong = (seconds: number | null) => {
+    if (maxSeconds !== undefined && seconds !== null && seconds > maxSeconds) {
+      throw new JobError(
+        'payload_too_large',
+        `The media lasts ${Math.ceil(seconds / 60)} minutes; this server takes at most ${Math.floor(maxSeconds / 60)}`,
+        false,
+      );
+    }
+  };
+  tooLong(location.durationSec);
   const media = await deps.downloader.download(location, dir, { signal });
   const probed = await probe(media.path, { signal });
+  tooLong(probed.durationSec);
   return { ref, location, file: media.path, probed };
 }
 

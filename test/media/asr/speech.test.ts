@@ -232,6 +232,28 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
   }, 150_000);
 });
 
+describe.skipIf(!ffmpeg)('speech recognition length cap (UNFURL_AI_MAX_MINUTES)', () => {
+  it('media longer than the cap fails payload_too_large before any provider call, unbilled', async () => {
+    const capped = await startAiApp(ai, { UNFURL_AI_MAX_MINUTES: '1' });
+    try {
+      const { apiKey } = await capped.t.register();
+      const { jobId } = (await generate(capped, apiKey, 'long.mp3')).json();
+      const poll = await pollUntilEnded(capped.t, apiKey, `/v1/transcript/${jobId}`);
+      expect(poll).toMatchObject({
+        status: 'failed',
+        error: 'The media lasts 2 minutes; this server takes at most 1',
+      });
+      expect(ai.log).toEqual([]);
+      expect(await balance(capped.t, apiKey)).toBe(100);
+      // Within the cap it runs as usual.
+      const short = (await generate(capped, apiKey, 'short.mp3')).json().jobId;
+      expect((await pollUntilEnded(capped.t, apiKey, `/v1/transcript/${short}`)).status).toBe('completed');
+    } finally {
+      await capped.close();
+    }
+  });
+});
+
 describe.skipIf(!ffmpeg)('speech recognition without a provider', () => {
   it('503 provider_unavailable at submit: no job, no credit held', async () => {
     const bare = await startAiApp(null);
