@@ -25,7 +25,7 @@ export interface TikTokReplay extends Loopback {
   requests: Array<{ method: string; path: string; cookie: string; referer: string; ua: string }>;
   /** waf: answer page requests with the challenge until it is solved (default true); counts of
    * challenges issued and of pages served after an accepted answer; 'always' never lets one pass. */
-  state: { waf: boolean | 'always'; issued: number; solved: number };
+  state: { waf: boolean | 'always'; issued: number; solved: number; media?: Buffer };
 }
 
 /** A WAF page in the platform's layout: the challenge JSON base64-encoded in the class of id="cs". */
@@ -118,7 +118,7 @@ export async function startTikTokReplay(): Promise<TikTokReplay> {
         return res.end();
       }
       res.writeHead(200, { 'content-type': 'video/mp4' });
-      return res.end(Buffer.alloc(64 * 1024, 1));
+      return res.end(state.media ?? Buffer.alloc(64 * 1024, 1));
     }
     res.writeHead(404);
     res.end();

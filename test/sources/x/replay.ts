@@ -15,6 +15,8 @@ export interface XReplay extends Loopback {
   requests: Array<{ method: string; path: string; query: URLSearchParams; headers: Record<string, unknown> }>;
   /** Post ids whose GraphQL answer is 429 (rate-limited): the client must fall back to syndication. */
   rateLimited: Set<string>;
+  /** The bytes video files answer with (default: 4 KiB of filler). */
+  media: { body: Buffer | null };
 }
 
 const graphqlFile = (id: string) => path.join(SHARED_X, 'TweetResultByRestId', `${id}.json`);
@@ -23,6 +25,7 @@ const syndicationFile = (id: string) => path.join(CONSTRUCTED_X, `tweet-result-$
 export async function startXReplay(): Promise<XReplay> {
   const requests: XReplay['requests'] = [];
   const rateLimited = new Set<string>();
+  const media: XReplay['media'] = { body: null };
   const server = await startServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     requests.push({
@@ -83,10 +86,10 @@ export async function startXReplay(): Promise<XReplay> {
     }
     if (url.pathname.startsWith('/ext_tw_video/')) {
       res.writeHead(200, { 'content-type': 'video/mp4' });
-      return res.end(Buffer.alloc(4096, 7));
+      return res.end(media.body ?? Buffer.alloc(4096, 7));
     }
     res.writeHead(404);
     res.end();
   });
-  return Object.assign(server, { requests, rateLimited });
+  return Object.assign(server, { requests, rateLimited, media });
 }
