@@ -50,6 +50,48 @@ describe('parseTikTokPage', () => {
     ]);
   });
 
+  it('falls back to the older SIGI_STATE layout', () => {
+    const sigi = {
+      ItemModule: {
+        '7100000000000000001': {
+          id: '7100000000000000001',
+          desc: 'old layout',
+          author: 'olduser',
+          video: {
+            duration: 5,
+            playAddr: 'https://v16-webapp.tiktok.com/video/tos/old/?a=1',
+            subtitleInfos: [
+              {
+                LanguageCodeName: 'fra-FR',
+                Url: 'https://v16-webapp.tiktok.com/sub/old/',
+                Format: 'webvtt',
+                Source: 'ASR',
+              },
+            ],
+          },
+        },
+      },
+    };
+    const parsed = parseTikTokPage(
+      `<script id="SIGI_STATE" type="application/json">${JSON.stringify(sigi)}</script>`,
+    );
+    if (parsed.kind !== 'video') throw new Error(parsed.kind);
+    expect(parsed.video).toMatchObject({
+      id: '7100000000000000001',
+      durationSec: 5,
+      playUrls: ['https://v16-webapp.tiktok.com/video/tos/old/?a=1'],
+      captions: [
+        {
+          lang: 'fr',
+          source: 'asr',
+          original: true,
+          format: 'webvtt',
+          url: 'https://v16-webapp.tiktok.com/sub/old/',
+        },
+      ],
+    });
+  });
+
   it('tolerates pages without data and malformed JSON', () => {
     expect(parseTikTokPage('<html><body>hello</body></html>')).toEqual({ kind: 'unknown' });
     expect(parseTikTokPage('<script id="__UNIVERSAL_DATA_FOR_REHYDRATION__">{not json</script>')).toEqual({

@@ -17,6 +17,8 @@ export const CAPTURED_ID = '7571863205253778710';
 export const NO_CAPTIONS_ID = '7400000000000000001';
 export const PRIVATE_ID = '7400000000000000216';
 export const GONE_ID = '7400000000000000204';
+/** A page the site sends to its login page. */
+export const LOGIN_ID = '7400000000000000401';
 const CHAIN_TOKEN = 'constructed-chain-token';
 
 const read = (dir: string, name: string) => fs.readFileSync(path.join(dir, name));
@@ -84,6 +86,12 @@ export async function startTikTokReplay(): Promise<TikTokReplay> {
     }
     const video = /^\/@[^/]*\/video\/(\d+)$/.exec(url.pathname);
     if (video) {
+      if (video[1] === LOGIN_ID) {
+        res.writeHead(302, {
+          location: `https://www.tiktok.com/login?redirect_url=${encodeURIComponent(url.pathname)}`,
+        });
+        return res.end();
+      }
       if (state.waf === 'always' || (state.waf && !solved(cookie))) {
         const prefix = crypto.randomBytes(12);
         const answer = crypto.randomInt(0, 20_000);

@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from '../../support/app.js';
 import {
   CAPTURED_ID,
   GONE_ID,
+  LOGIN_ID,
   NO_CAPTIONS_ID,
   PRIVATE_ID,
   startTikTokReplay,
@@ -109,13 +110,15 @@ describe('GET /v1/transcript on the short-video site', () => {
     expect(await balance()).toBe(before);
   });
 
-  it('maps private posts to 403 and removed ones to 404 in every mode, charging nothing', async () => {
+  it('maps private and login-walled posts to 403 and removed ones to 404 in every mode, charging nothing', async () => {
     const before = await balance();
     for (const mode of ['native', 'auto', 'generate']) {
       const priv = await transcript(videoUrl(PRIVATE_ID), `&mode=${mode}`);
       expect([mode, priv.statusCode, priv.json().error]).toEqual([mode, 403, 'forbidden']);
       const gone = await transcript(videoUrl(GONE_ID), `&mode=${mode}`);
       expect([mode, gone.statusCode, gone.json().error]).toEqual([mode, 404, 'not_found']);
+      const login = await transcript(videoUrl(LOGIN_ID), `&mode=${mode}`);
+      expect([mode, login.statusCode, login.json().error]).toEqual([mode, 403, 'forbidden']);
     }
     expect(await balance()).toBe(before);
   });
