@@ -184,6 +184,8 @@ describe('the video-sharing platform (replay server)', () => {
     expect(done.status).toBe('completed');
     expect(requests).toContain(`GET /v1/vidsite/batch/${jobId}`);
     const batch = await client.vidsite.batch(jobId);
+    // Asked again once ended: the batch poll answer, not the job summary it was watched on.
+    expect(await client.waitForJob(jobId)).toEqual(batch);
     expect(batch.stats.total).toBe(2);
     expect(batch.results.map((r) => r.videoId)).toEqual(['GJLlxj_dtq8', 'nosuchvid01']);
   });
@@ -207,6 +209,8 @@ describe('jobs', () => {
       expect(requests).toContain(`GET ${polls[kind]}${jobId}`);
       if (kind === 'ocr') expect(done).toMatchObject({ attempts: 1, format: 'json' });
       if (kind === 'extract') expect(done).toMatchObject({ data: { value: `v-${kind}` }, schema: {} });
+      // A job that has already ended answers the same shape at once.
+      expect(await client.waitForJob(jobId)).toEqual(done);
     }
     // A kind without a poll route of its own is waited for at /v1/jobs/{jobId}.
     const echo = await testJob(client, 'echo', { value: 'plain' });

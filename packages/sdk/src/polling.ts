@@ -62,15 +62,17 @@ export async function waitForJob<K extends JobKind>(
   const { signal, intervalMs = 1000, timeoutMs = 600_000 } = options;
   const deadline = Date.now() + timeoutMs;
   let kind: string | undefined = options.kind;
-  let answer: Record<string, unknown> | undefined;
+  let known: Job | undefined;
   if (!kind) {
-    const job = await getJob(transport, jobId, signal);
-    kind = job.queue;
-    if (ENDED.has(job.status)) answer = job as unknown as Record<string, unknown>;
+    known = await getJob(transport, jobId, signal);
+    kind = known.queue;
   }
   const pollRoute: RouteName = (pollRouteOfKind as Record<string, RouteName>)[kind] ?? 'getJob';
   // Paged answers carry up to 100 pages each: while the job runs, the job summary is the cheap check.
   const watchRoute: RouteName = pagedKinds.has(kind) ? 'getJob' : pollRoute;
+  // The summary just read is the first watch answer only where the job summary is what is watched.
+  let answer =
+    watchRoute === 'getJob' ? (known as unknown as Record<string, unknown> | undefined) : undefined;
   for (;;) {
     if (!answer) {
       answer = (
