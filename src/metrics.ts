@@ -2,25 +2,12 @@
 // far from HTTP — the ledger, upstream clients — counts into the same place /metrics answers from.
 // Counters live in the process that did the work: in the distributed deployment credits settled
 // and upstream failures of jobs are counted by the worker that ran them.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
 
-export const httpRequests = new Counter({
-  name: 'unfurl_http_requests_total',
-  help: 'HTTP requests answered, by method, route template and status',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [metricsRegistry],
-});
-
-export const httpDuration = new Histogram({
-  name: 'unfurl_http_request_duration_seconds',
-  help: 'HTTP request duration by method, route template and status',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  registers: [metricsRegistry],
-});
+// Request counts and latencies: src/metrics-http.ts (kept cheap on the request path).
 
 export const httpErrors = new Counter({
   name: 'unfurl_http_errors_total',

@@ -2,15 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { AppError } from '../../errors.js';
-import {
-  httpDuration,
-  httpErrors,
-  httpRequests,
-  jobsActive,
-  jobsByState,
-  metricsRegistry,
-  queueDepth,
-} from '../../metrics.js';
+import { httpErrors, jobsActive, jobsByState, metricsRegistry, queueDepth } from '../../metrics.js';
+import { observeRequest } from '../../metrics-http.js';
 import type { Db } from '../../store/db.js';
 
 declare module 'fastify' {
@@ -30,28 +23,29 @@ const JOB_STATES = ['queued', 'active', 'completed', 'failed'] as const;
  * then carries reqId, route, accountId, status and responseTime).
  */
 export function registerRequestObservability(app: FastifyInstance) {
-  app.addHook('preValidation', async (request, reply) => {
+  // Callback-style hooks: no promise per hook on every request.
+  app.addHook('preValidation', (request, reply, done) => {
     const p = request.principal;
-    const bindings = {
-      route: request.routeOptions.url ?? 'unmatched',
-      ...(p ? { accountId: p.accountId, keyId: p.keyId } : {}),
-    };
+    const route = request.routeOptions.url ?? 'unmatched';
+    const bindings = p ? { route, accountId: p.accountId, keyId: p.keyId } : { route };
     request.log = reply.log = request.log.child(bindings);
+    done();
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode >= 400 && typeof payload === 'string') {
       // Our error bodies start with {"error":"<code>"; no need to parse the whole JSON.
       const m = /^\{"error":"([a-z_]{1,64})"/.exec(payload);
       request.errorCode = m ? m[1] : `http_${reply.statusCode}`;
     }
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const status = String(reply.statusCode);
-    httpRequests.labels(request.method, route, status).inc();
-    httpDuration.labels(request.method, route, status).observe(reply.elapsedTime / 1000);
-    if (reply.statusCode >= 400) httpErrors.labels(request.errorCode ?? `http_${status}`, route).inc();
+    observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 400) {
+      httpErrors.labels(request.errorCode ?? `http_${reply.statusCode}`, route).inc();
+    }
+    done();
   });
 }
 
