@@ -21,14 +21,17 @@ export interface TikTokDeps {
 const noCaptions = (id: string) => new AppError('transcript_unavailable', `Video ${id} has no captions`, id);
 
 /** The video of a fetched page, or the error its state means. */
-export function videoOf(fetched: FetchedTikTokPage, id: string): TikTokVideo {
+function videoOf(fetched: FetchedTikTokPage, id: string): TikTokVideo {
   const { page } = fetched;
   switch (page.kind) {
     case 'video':
       return page.video;
     case 'status':
       if (page.code === 10216 || page.code === 10222) {
-        return forbid(`Video ${id} is private${page.code === 10222 ? ' (private account)' : ''}`);
+        throw new AppError(
+          'forbidden',
+          `Video ${id} is private${page.code === 10222 ? ' (private account)' : ''}`,
+        );
       }
       throw new AppError('not_found', `Video ${id} not found or not available`, id);
     case 'no_video':
@@ -37,10 +40,6 @@ export function videoOf(fetched: FetchedTikTokPage, id: string): TikTokVideo {
       throw new AppError('upstream_error', 'tiktok answered a page without its video data (blocked?)');
   }
 }
-
-const forbid = (message: string): never => {
-  throw new AppError('forbidden', message);
-};
 
 export class TikTokPlatform implements Platform {
   readonly name = 'tiktok' as const;
