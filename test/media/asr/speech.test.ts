@@ -4,12 +4,14 @@
 // times the tones were generated at.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
 import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
 import { haveFfmpeg, type MediaServer, startMediaServer, type Tone, toneMp3 } from '../ai/media.js';
 
 const ffmpeg = haveFfmpeg();
+// Each test runs whole jobs (ffmpeg, several HTTP round trips): room for a loaded CI machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const SHORT: Tone[] = [
   { startSec: 1, endSec: 3, hz: 440 },

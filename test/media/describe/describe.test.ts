@@ -3,7 +3,7 @@
 // it gets) → GET /v1/video/describe/{jobId}. mode=ocr reads the captions with real Tesseract.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
 import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
 import {
@@ -16,6 +16,8 @@ import {
 } from '../ai/media.js';
 
 const ffmpeg = haveFfmpeg();
+// Each test runs whole jobs (ffmpeg, several HTTP round trips): room for a loaded CI machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 function haveTesseract(): boolean {
   try {

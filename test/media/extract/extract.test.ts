@@ -4,7 +4,7 @@
 // so a right answer proves the transcript and frames reached it; wrong answers test ajv and the
 // repair round; the schema it received is compared with the caller's.
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startServer } from '../../support/loopback.js';
 import { type ChatCall, type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
 import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
@@ -18,6 +18,8 @@ import {
 } from '../ai/media.js';
 
 const ffmpeg = haveFfmpeg();
+// Each test runs whole jobs (ffmpeg, several HTTP round trips): room for a loaded CI machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const TONES: Tone[] = [
   { startSec: 0.5, endSec: 2, hz: 440 },
