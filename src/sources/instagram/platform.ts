@@ -63,7 +63,12 @@ export class InstagramPlatform implements Platform {
     };
   }
 
-  async nativeTranscript(ref: MediaRef, _request: NativeTranscriptRequest): Promise<NativeTranscript> {
+  async nativeTranscript(ref: MediaRef, request: NativeTranscriptRequest): Promise<NativeTranscript> {
+    // The site publishes no caption tracks; a removed, gated or photo-only post still says so first.
+    // When the site will not answer the post query, "no captions" is true all the same.
+    await this.locateMedia(ref, request.signal).catch((err: unknown) => {
+      if (!(err instanceof AppError) || err.code !== 'upstream_error') throw err;
+    });
     throw new AppError(
       'transcript_unavailable',
       `Post ${ref.id} has no captions (the photo-sharing site publishes no caption tracks)`,

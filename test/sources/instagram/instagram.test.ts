@@ -106,8 +106,12 @@ describe('the photo-sharing site end to end', () => {
       const res = await transcript('https://www.instagram.com/reel/CN2VQ1yI_MA/', `&mode=${mode}`);
       expect([mode, res.statusCode, res.json().error]).toEqual([mode, 503, 'provider_unavailable']);
     }
-    const removed = await transcript('https://www.instagram.com/p/Czzzzzzzzzz/', '&mode=generate');
-    expect([removed.statusCode, removed.json().error]).toEqual([404, 'not_found']);
+    for (const mode of ['native', 'generate']) {
+      const removed = await transcript('https://www.instagram.com/p/Czzzzzzzzzz/', `&mode=${mode}`);
+      expect([mode, removed.statusCode, removed.json().error]).toEqual([mode, 404, 'not_found']);
+      const gated = await transcript('https://www.instagram.com/p/CPQjO5RIIO9/', `&mode=${mode}`);
+      expect([mode, gated.statusCode, gated.json().error]).toEqual([mode, 403, 'forbidden']);
+    }
     expect((await t.call(key, { method: 'GET', url: '/v1/account' })).json().credits).toBe(before);
   });
 
