@@ -1,5 +1,6 @@
 // Where each capability registers its job kinds, so that serve, worker and tests all know them.
 import { registerAiJobs } from './media/ai-jobs.js';
+import { registerOcr } from './media/ocr-job.js';
 import type { Services } from './services.js';
 import { registerCrawl } from './sources/web/crawl-job.js';
 import { registerVideoBatches } from './sources/youtube/batch-job.js';
@@ -19,4 +20,16 @@ export function registerCapabilities(services: Services): void {
     items: services.jobs.items,
   });
   registerAiJobs(services);
+  registerOcr({
+    registry: services.jobs.registry,
+    sources: services.platforms,
+    downloader: services.downloader,
+    scratch: services.scratch,
+    settings: {
+      maxSeconds: services.config.media.maxSeconds,
+      jobConcurrency: services.config.ocr.jobConcurrency,
+      processes: services.config.ocr.processes,
+      fps: services.config.ocr.fps,
+    },
+  });
 }

@@ -1,4 +1,5 @@
 // The one place that reads process.env: every setting is parsed, validated and frozen here.
+import os from 'node:os';
 import path from 'node:path';
 
 export type CheckoutMode = 'stripe' | 'test' | 'off';
@@ -86,6 +87,17 @@ export interface Config {
     readonly maxBytes: number;
     /** The whole download, from the first byte asked to the last written. */
     readonly timeoutMs: number;
+    /** Longest video OCR takes (UNFURL_MEDIA_MAX_SECONDS; longer → 413 payload_too_large). */
+    readonly maxSeconds: number;
+  };
+  /** On-screen text (OCR) jobs. */
+  readonly ocr: {
+    /** OCR jobs run at once per process (each already uses several cores). */
+    readonly jobConcurrency: number;
+    /** tesseract processes one job runs side by side. */
+    readonly processes: number;
+    /** Frames sampled per second of video. */
+    readonly fps: number;
   };
   /** The microblog's web GraphQL (all stats); unset: its public syndication answer only. */
   readonly microblog: { readonly webBearerToken: string | null };
@@ -285,6 +297,12 @@ export function loadConfig(env: Env = process.env): Config {
     media: {
       maxBytes: int(env, 'UNFURL_MEDIA_MAX_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
       timeoutMs: int(env, 'UNFURL_MEDIA_TIMEOUT_MS', 10 * 60_000, 1000, 6 * 3_600_000),
+      maxSeconds: int(env, 'UNFURL_MEDIA_MAX_SECONDS', 4 * 3600, 1, 24 * 3600),
+    },
+    ocr: {
+      jobConcurrency: int(env, 'UNFURL_OCR_CONCURRENCY', 1, 1, 64),
+      processes: int(env, 'UNFURL_OCR_PROCESSES', Math.min(4, os.availableParallelism()), 1, 64),
+      fps: int(env, 'UNFURL_OCR_FPS', 2, 1, 10),
     },
     microblog: { webBearerToken: str(env, 'UNFURL_X_BEARER_TOKEN') },
   };

@@ -18,10 +18,11 @@ import { microblogRoutes } from './routes/microblog.js';
 import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { registerRequestObservability, systemRoutes } from './routes/system.js';
+import { videoDescribeRoutes } from './routes/video-describe.js';
+import { videoOcrRoutes } from './routes/video-ocr.js';
 import { vidsiteRoutes } from './routes/vidsite.js';
 import { vidsiteBatchRoutes } from './routes/vidsite-batch.js';
 import { vidsiteListRoutes } from './routes/vidsite-lists.js';
-import { videoDescribeRoutes } from './routes/video-describe.js';
 import { webRoutes } from './routes/web.js';
 import { ErrorBody } from './schemas/common.js';
 
@@ -115,9 +116,10 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(vidsiteRoutes);
   await app.register(vidsiteListRoutes);
   await app.register(vidsiteBatchRoutes);
-  await app.register(videoDescribeRoutes);
-  await app.register(extractRoutes);
   await app.register(microblogRoutes);
+  await app.register(videoDescribeRoutes);
+  await app.register(videoOcrRoutes);
+  await app.register(extractRoutes);
   await app.register(dashboardRoutes);
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 

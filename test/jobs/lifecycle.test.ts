@@ -140,9 +140,10 @@ describe(`job lifecycle (${process.env.REDIS_URL ? 'BullMQ' : 'embedded'} queue)
   it('keeps accounts apart: another account’s job is a 404 everywhere', async () => {
     const a = await t.register();
     const b = await t.register();
-    const { jobId } = (await submit(a.apiKey, 'ocr', { value: 'mine' })).json();
+    // (Each kind's own poll route is checked the same way in its tests, e.g. test/media/ocr/api.test.ts.)
+    const { jobId } = (await submit(a.apiKey, 'echo', { value: 'mine' })).json();
     await waitFor(a.apiKey, jobId);
-    for (const url of [`/v1/jobs/${jobId}`, `/v1/video/ocr/${jobId}`]) {
+    for (const url of [`/v1/jobs/${jobId}`]) {
       const res = await t.call(b.apiKey, { method: 'GET', url });
       expect(res.statusCode).toBe(404);
       expect(res.json().error).toBe('not_found');
@@ -189,23 +190,7 @@ describe('poll routes', () => {
     for (const { url } of Object.values(views)) expect((await get(`${url}/${echo}`)).statusCode).toBe(404);
     expect((await get(`/v1/jobs/${echo}`)).statusCode).toBe(200);
   });
-
-  it('the OCR route shows pending while the job is queued', async () => {
-    const { apiKey } = await t.register();
-    // Fill the ocr lane (concurrency 4) with sleeping jobs so the fifth stays queued.
-    const sleepers = [];
-    for (let i = 0; i < 4; i++)
-      sleepers.push((await submit(apiKey, 'ocr', { value: 's', sleepMs: 1500 })).json().jobId);
-    const queued = (await submit(apiKey, 'ocr', { value: 'later' })).json().jobId;
-    await new Promise((r) => setTimeout(r, 200));
-    const poll = (await t.call(apiKey, { method: 'GET', url: `/v1/video/ocr/${queued}` })).json();
-    expect(poll.status).toBe('pending');
-    expect(poll.attempts).toBe(0);
-    await waitFor(apiKey, queued);
-    expect((await t.call(apiKey, { method: 'GET', url: `/v1/video/ocr/${queued}` })).json().status).toBe(
-      'completed',
-    );
-  });
+  // `pending` on the OCR poll while queued: test/media/ocr/api.test.ts, with real OCR jobs.
 });
 
 describe('Idempotency-Key', () => {

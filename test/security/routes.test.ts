@@ -285,6 +285,7 @@ describe('object-level authorisation between accounts', () => {
     for (const [url, payload] of [
       ['/v1/video/describe', { url: 'https://example.com/b-clip.mp4', maxFrames: 2 }],
       ['/v1/extract', { url: 'https://example.com/b-clip.mp4', prompt: 'the products shown' }],
+      ['/v1/video/ocr', { url: 'https://example.com/b-clip.mp4' }],
       ['/v1/vidsite/transcript/batch', { videoIds: ['GJLlxj_dtq8'], lang: 'en' }],
       ['/v1/youtube/video/batch', { videoIds: ['GJLlxj_dtq8', 'dsMFmonKDD4'] }],
     ] as const) {

@@ -1,0 +1,32 @@
+// POST /v1/video/ocr: an OCR job (the text shown on screen, as timed segments); polled at
+// GET /v1/video/ocr/{jobId} (the shared poll routes: `pending` while queued).
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { OCR_DEFAULT_HOLD_MINUTES, OcrBody, type OcrInput } from '../../media/ocr-job.js';
+import { jobRoute } from '../job-route.js';
+
+type Body = Static<typeof OcrBody> & { webhookUrl?: string };
+
+export async function videoOcrRoutes(app: FastifyInstance) {
+  const { platforms } = app.services;
+  jobRoute<Body>(app, {
+    path: '/v1/video/ocr',
+    kind: 'ocr',
+    tags: ['Videos'],
+    summary: 'Read the text shown in a video (a job): poll GET /v1/video/ocr/{jobId}',
+    description:
+      'Frames are sampled twice a second; the ones whose overlaid text may have changed are read with ' +
+      'Tesseract, and identical or near-identical readings on consecutive frames are merged into segments ' +
+      '`{text, startMs, endMs}` (captions, titles, logos, tickers: each line followed on its own). The poll ' +
+      'answer has the segments in `text` and, in `content`, the same rendered as `format`: `json` (default), ' +
+      '`text` (one line per segment), `srt` or `vtt`. 1 credit per started minute of video: ' +
+      `${OCR_DEFAULT_HOLD_MINUTES} credits are held at once, more once the length is known. A URL without a ` +
+      'video stream fails the job (`invalid_request`, nothing charged).',
+    body: OcrBody,
+    toInput: async (body): Promise<OcrInput> => {
+      // Unsupported or malformed URLs are a 400 now, not a failed job later.
+      const ref = await platforms.recognise(body.url);
+      return { url: ref.url, format: body.format ?? 'json' };
+    },
+  });
+}
