@@ -4,6 +4,7 @@
 // recognition (includeTranscript without captions) adds 2 credits per started minute of sound.
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
+import { StringEnum } from '../http/schemas/common.js';
 import { JobError } from '../jobs/types.js';
 import type { Transcript } from '../sources/transcript.js';
 import { budget } from './ai/budget.js';
@@ -31,9 +32,13 @@ export interface DescribeResult {
 export type FrameTextReader = (frames: readonly KeyFrame[], signal: AbortSignal) => Promise<string[]>;
 
 export const DescribeBody = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'Video (or audio-less video file) URL' }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description: 'Video URL (any supported platform, or a direct video file)',
+  }),
   mode: Type.Optional(
-    Type.Union([Type.Literal('describe'), Type.Literal('ocr')], {
+    StringEnum(['describe', 'ocr'] as const, {
       default: 'describe',
       description: '`describe`: the vision model describes the frames; `ocr`: the text shown on them',
     }),
