@@ -27,7 +27,10 @@ export const priceTable: ReadonlyArray<readonly [string, string]> = [
   ['Synchronous request (metadata, native transcript, scrape, map, comments, listings, post)', '1 credit'],
   ['Speech recognition (transcript `mode=generate`/`auto` fallback)', '2 credits per started minute'],
   ['On-screen text (OCR)', '1 credit per started minute'],
-  ['Describe', '5 credits + 1 per frame'],
+  [
+    'Describe',
+    '5 credits + 1 per frame (+ 2 per started minute when includeTranscript needs speech recognition)',
+  ],
   ['Extract', '5 credits per started minute (minimum 5)'],
   ['Crawl', '1 credit + 1 per page'],
   ['Batch (transcripts or video metadata)', '1 credit + 1 per video'],
