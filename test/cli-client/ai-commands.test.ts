@@ -34,7 +34,7 @@ beforeAll(async () => {
     UNFURL_AI_RETRY_BASE_MS: '40',
   });
   withoutAi = await startClientTestServer();
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await withAi?.close();

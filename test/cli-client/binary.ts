@@ -1,5 +1,6 @@
 // The real `unfurl` binary for client tests: dist/main/cli.js over packages/sdk/dist, rebuilt first
-// when either is missing or older than its sources (a direct `npx vitest run` after an edit).
+// when either is missing or older than its sources (a direct `npx vitest run` after an edit). A build
+// takes a minute or more on a busy machine: the suites give their beforeAll hooks 5 minutes.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';

@@ -19,7 +19,7 @@ beforeAll(async () => {
   await ensureClientBuilt();
   s = await startClientTestServer();
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-cli-'));
-});
+}, 300_000);
 afterAll(async () => {
   await s?.close();
   if (home) fs.rmSync(home, { recursive: true, force: true });

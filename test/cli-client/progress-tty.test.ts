@@ -26,7 +26,7 @@ beforeAll(async () => {
     { siteDelayMs: 40 },
   );
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-tty-'));
-});
+}, 300_000);
 afterAll(async () => {
   await s?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
