@@ -22,8 +22,8 @@ export async function submitSpeechTranscript(
   wanted: SpeechTranscriptRequest,
 ): Promise<FastifyReply> {
   const { config, jobs, ledger, platforms } = request.server.services;
-  // No captions here and no recogniser configured: 503 before anything is located or held.
-  requireProvider(config.ai.asr, 'speech recognition (the video has no captions to use)');
+  // No recogniser configured: 503 before anything is located or held.
+  requireProvider(config.ai.asr, 'speech recognition');
   const { accountId } = principal(request);
   // The platform's length sizes the hold; media that is private, gone or too long fails here, unbilled.
   const { location } = await platforms.locate(wanted.ref.url);
