@@ -4,6 +4,20 @@ import { sql } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { JobRow, JobStatus } from '../store/schema.js';
 
+/** How a held job ends (what `finish` writes). */
+export interface JobOutcome {
+  status: 'completed' | 'failed';
+  result?: unknown;
+  error?: string;
+  errorCode?: string;
+  cost: number;
+}
+
+export interface FinishItem {
+  job: JobRow;
+  outcome: JobOutcome;
+}
+
 export class JobRecords {
   constructor(
     private readonly db: Db,
@@ -58,7 +72,17 @@ export class JobRecords {
   /**
    * Takes a specific job if it is due, or if its previous worker's lease ran out. Counts an attempt.
    */
-  claimById(jobId: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
+  async claimById(jobId: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
+    return (await this.claimManyById([jobId], workerId, leaseMs))[0];
+  }
+
+  /**
+   * `claimById` for many jobs in one statement (one round trip, one commit): the rows this worker
+   * took; ids that are not claimable now (held, not due, ended, out of attempts) are left out.
+   */
+  claimManyById(jobIds: readonly string[], workerId: string, leaseMs: number): Promise<JobRow[]> {
+    const ids = [...new Set(jobIds)];
+    if (ids.length === 0) return Promise.resolve([]);
     const now = Date.now();
     return this.workerDb
       .updateTable('jobs')
@@ -69,7 +93,10 @@ export class JobRecords {
         locked_until: now + leaseMs,
         started_at: sql`coalesce(started_at, ${now})`,
       })
-      .where('id', '=', jobId)
+      .where((eb) =>
+        // One array parameter on PostgreSQL: the same statement text whatever the batch size.
+        this.dialect === 'pg' ? sql<boolean>`id = any(${ids})` : eb('id', 'in', ids),
+      )
       .where(sql<boolean>`attempts < max_attempts`)
       .where((eb) =>
         eb.or([
@@ -78,7 +105,7 @@ export class JobRecords {
         ]),
       )
       .returningAll()
-      .executeTakeFirst();
+      .execute();
   }
 
   /**
@@ -131,13 +158,7 @@ export class JobRecords {
     db: Db | Tx,
     job: JobRow,
     workerId: string,
-    outcome: {
-      status: 'completed' | 'failed';
-      result?: unknown;
-      error?: string;
-      errorCode?: string;
-      cost: number;
-    },
+    outcome: JobOutcome,
     resultTtlMs: number,
   ): Promise<JobRow | undefined> {
     const now = Date.now();
@@ -160,6 +181,37 @@ export class JobRecords {
       .where('locked_by', '=', workerId)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /**
+   * `finish` for many held jobs in one statement (PostgreSQL: one round trip, one commit; each row
+   * keeps its own guard, so a job this worker lost is left alone). Only for endings that need
+   * nothing else in their transaction: no credits held, no webhook. The rows that ended.
+   */
+  async finishMany(ends: readonly FinishItem[], workerId: string, resultTtlMs: number): Promise<JobRow[]> {
+    if (ends.length === 0) return [];
+    const now = Date.now();
+    if (this.dialect !== 'pg') {
+      const rows = await Promise.all(
+        ends.map((e) => this.finish(this.workerDb, e.job, workerId, e.outcome, resultTtlMs)),
+      );
+      return rows.filter((r): r is JobRow => r !== undefined);
+    }
+    const col = <V>(pick: (e: FinishItem) => V) => ends.map(pick);
+    const r = await sql<JobRow>`
+      update jobs as j set
+        status = v.status, result = v.result, error = v.error, error_code = v.error_code,
+        cost = v.cost, completed_at = ${now}, duration_ms = v.duration_ms,
+        result_expires_at = ${now + resultTtlMs}, locked_by = null, locked_until = null
+      from unnest(
+        ${col((e) => e.job.id)}::text[], ${col((e) => e.outcome.status)}::text[],
+        ${col((e) => (e.outcome.result === undefined ? null : JSON.stringify(e.outcome.result)))}::text[],
+        ${col((e) => e.outcome.error ?? null)}::text[], ${col((e) => e.outcome.errorCode ?? null)}::text[],
+        ${col((e) => e.outcome.cost)}::bigint[], ${col((e) => now - (e.job.started_at ?? now))}::bigint[]
+      ) as v(id, status, result, error, error_code, cost, duration_ms)
+      where j.id = v.id and j.status = 'active' and j.locked_by = ${workerId}
+      returning j.*`.execute(this.workerDb);
+    return r.rows;
   }
 
   /** Fails a job that is not held by anyone (lease ran out with no attempts left). */

@@ -10,8 +10,9 @@ import type { Db, Tx } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { JobRow } from '../store/schema.js';
+import { MicroBatcher } from './micro-batch.js';
 import type { JobConsumer, JobQueue } from './queue.js';
-import type { JobRecords } from './records.js';
+import type { FinishItem, JobOutcome, JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
 import { type JobContext, JobError } from './types.js';
 import { enqueueWebhook } from './webhooks.js';
@@ -54,6 +55,30 @@ export class JobRunner implements JobConsumer {
   onEnded: (job: JobRow) => void = () => {};
   /** SQLite: endings share commits (one writer, a cost per commit). PostgreSQL: one each. */
   private readonly endings: GroupCommit | null;
+  /**
+   * Claims by id (the distributed queue delivers one id per message) arriving together: one
+   * UPDATE … RETURNING for the lot. A job id twice in one batch is given to its first caller only.
+   */
+  private readonly claims = new MicroBatcher<string, JobRow | undefined>(async (ids) => {
+    const rows = new Map(
+      (await this.records.claimManyById(ids, this.workerId, this.settings.leaseMs)).map((r) => [r.id, r]),
+    );
+    return ids.map((id) => {
+      const row = rows.get(id);
+      rows.delete(id);
+      return row;
+    });
+  }, 256);
+  /**
+   * PostgreSQL endings that touch nothing but the job row (nothing held, no webhook): one guarded
+   * UPDATE for all those arriving together. Billed or webhook endings keep their own transaction.
+   */
+  private readonly plainEnds = new MicroBatcher<FinishItem, JobRow | undefined>(async (ends) => {
+    const rows = new Map(
+      (await this.records.finishMany(ends, this.workerId, this.settings.resultTtlMs)).map((r) => [r.id, r]),
+    );
+    return ends.map((e) => rows.get(e.job.id));
+  }, 256);
 
   constructor(
     private readonly db: Db,
@@ -75,7 +100,7 @@ export class JobRunner implements JobConsumer {
 
   async runById(jobId: string): Promise<void> {
     for (let tries = 0; tries < 20 && !this.shutdown.signal.aborted; tries++) {
-      const job = await this.records.claimById(jobId, this.workerId, this.settings.leaseMs);
+      const job = await this.claim(jobId);
       if (job) return this.run(job);
       const row = await this.records.get(jobId);
       if (!row) return;
@@ -90,6 +115,13 @@ export class JobRunner implements JobConsumer {
       }
       return; // completed, failed, or out of attempts: nothing to do
     }
+  }
+
+  /** A claim in the shared batch; if the batch fails (a neighbour's fault or a blip), alone. */
+  private claim(jobId: string): Promise<JobRow | undefined> {
+    return this.claims
+      .add(jobId)
+      .catch(() => this.records.claimById(jobId, this.workerId, this.settings.leaseMs));
   }
 
   /** Waits, but no longer than until shutdown begins. */
@@ -195,16 +227,23 @@ export class JobRunner implements JobConsumer {
     job: JobRow,
     outcome: { ok: true; result: unknown; cost: number } | { ok: false; code: string; message: string },
   ): Promise<void> {
+    const final = (charged: number): JobOutcome =>
+      outcome.ok
+        ? { status: 'completed', result: outcome.result, cost: charged }
+        : { status: 'failed', error: outcome.message, errorCode: outcome.code, cost: 0 };
+    if (!this.endings && job.held === 0 && !job.webhook_url) {
+      // Nothing to settle, nothing to send: the row change alone ends the job, batched.
+      const item = { job, outcome: final(0) };
+      const ended = await this.plainEnds
+        .add(item)
+        .catch(() =>
+          this.records.finish(this.db, job, this.workerId, item.outcome, this.settings.resultTtlMs),
+        );
+      if (ended) this.onEnded(ended);
+      return;
+    }
     await this.endWith(job, outcome.ok ? outcome.cost : 0, (tx, charged) =>
-      this.records.finish(
-        tx,
-        job,
-        this.workerId,
-        outcome.ok
-          ? { status: 'completed', result: outcome.result, cost: charged }
-          : { status: 'failed', error: outcome.message, errorCode: outcome.code, cost: 0 },
-        this.settings.resultTtlMs,
-      ),
+      this.records.finish(tx, job, this.workerId, final(charged), this.settings.resultTtlMs),
     );
   }
 
