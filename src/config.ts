@@ -41,6 +41,8 @@ export interface Config {
   readonly checkout: CheckoutMode;
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
+  /** Port of `unfurl worker`'s own /metrics listener (on HOST); 0: none. */
+  readonly workerMetricsPort: number;
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
   readonly trustProxyHops: number;
   readonly sessionTtlMs: number;
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     checkout: checkoutRaw as CheckoutMode,
     bodyLimitBytes: int(env, 'UNFURL_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    workerMetricsPort: int(env, 'UNFURL_WORKER_METRICS_PORT', 0, 0, 65535),
     trustProxyHops: int(env, 'UNFURL_TRUST_PROXY_HOPS', 0, 0, 10),
     sessionTtlMs: 24 * 60 * 60 * 1000,
     authCacheMs: int(env, 'UNFURL_AUTH_CACHE_MS', 500, 0, 1000),

@@ -30,6 +30,12 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keeps running
     case 'worker':
       await (await import('./worker.js')).worker(config);
+      if (config.workerMetricsPort > 0) {
+        // Jobs settle credits and call platforms here: Prometheus scrapes workers on their own port.
+        const { startMetricsServer } = await import('../metrics-server.js');
+        const { url } = await startMetricsServer(config.workerMetricsPort, config.host);
+        (await import('pino')).pino({ level: config.logLevel }).info({ url }, 'worker metrics listening');
+      }
       return -1; // keeps running
     case 'migrate': {
       const { openStore } = await import('../store/db.js');

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBase62 } from '../../src/store/ids.js';
 import { api, dropQueueKeys, registerOn, sleep, until } from '../support/job-processes.js';
 import { type Loopback, startServer } from '../support/loopback.js';
-import { assertBuilt, type CliProcess, runCli, startCli } from './cli-processes.js';
+import { assertBuilt, type CliProcess, freePort, runCli, startCli } from './cli-processes.js';
 import { parsePrometheus, sumOf } from './prometheus-text.js';
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -190,7 +190,11 @@ describe.skipIf(!runIt)(
       }
 
       const starting = Date.now();
-      const workers = await Promise.all([startCli('worker', env), startCli('worker', env)]);
+      // Each worker also answers /metrics on its own port (UNFURL_WORKER_METRICS_PORT).
+      const metricsPorts = [await freePort(), await freePort()];
+      const workers = await Promise.all(
+        metricsPorts.map((port) => startCli('worker', { ...env, UNFURL_WORKER_METRICS_PORT: String(port) })),
+      );
       procs.push(...workers);
       const started = Date.now();
       const workerStartMs = started - starting;
@@ -215,6 +219,20 @@ describe.skipIf(!runIt)(
       // Each crawl: held 1 + limit, settled 1 + pages = 3.
       expect((await api(a, 'GET', '/v1/account', { key: apiKey })).body.credits).toBe(100 - 4 * 3);
       expect((await api(b, 'GET', '/v1/account', { key: apiKey })).body.credits).toBe(100 - 4 * 3);
+
+      // The credits were settled by the workers, and their own /metrics say so.
+      let settledByWorkers = 0;
+      for (const [i, w] of workers.entries()) {
+        const url = await until(`worker ${i} metrics listener`, async () => {
+          const m = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"worker metrics listening"/.exec(w.output());
+          return m ? m[1] : undefined;
+        });
+        expect(url).toBe(`http://127.0.0.1:${metricsPorts[i]}/metrics`);
+        const samples = parsePrometheus(await (await fetch(url)).text());
+        settledByWorkers += sumOf(samples, 'unfurl_credits_spent_total', { source: 'job' });
+        expect(sumOf(samples, 'unfurl_http_requests_total')).toBe(0); // a worker serves no API
+      }
+      expect(settledByWorkers).toBe(4 * 3);
 
       // Metrics of either API read the shared jobs table.
       const metrics = parsePrometheus(await (await fetch(`${b}/metrics`)).text());
