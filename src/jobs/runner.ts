@@ -104,6 +104,8 @@ export class JobRunner implements JobConsumer {
       if (job) return this.run(job);
       const row = await this.records.get(jobId);
       if (!row) return;
+      // This worker runs it already (the same id delivered twice): the running one ends it.
+      if (row.status === 'active' && row.locked_by === this.workerId) return;
       // Another worker holds it: wait its lease out, in case that worker is dead.
       if (row.status === 'active' && row.locked_until) {
         await this.pause(Math.max(50, row.locked_until - Date.now() + 50));
