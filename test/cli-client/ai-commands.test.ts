@@ -1,11 +1,17 @@
-// `unfurl describe` and `unfurl extract` end to end: the real binary, a real server running the real
-// jobs (ffmpeg frames), the OpenAI-compatible stand-in as the model, a loopback server for the video.
-// Without a provider the same commands exit 6 (503 provider_unavailable).
+// `unfurl ocr`, `describe` and `extract` end to end: the real binary, a real server running the real
+// jobs (ffmpeg frames, Tesseract), the OpenAI-compatible stand-in as the model, a loopback server for
+// the videos. Without a provider, describe and extract exit 6 (503 provider_unavailable).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haveFfmpeg, type MediaServer, startMediaServer, toneVideo } from '../media/ai/media.js';
+import {
+  captionVideo,
+  haveFfmpeg,
+  type MediaServer,
+  startMediaServer,
+  toneVideo,
+} from '../media/ai/media.js';
 import { type ClientTestServer, startClientTestServer } from '../sdk/server.js';
 import { uniqueEmail } from '../support/app.js';
 import { type CliResult, runCli } from '../support/cli.js';
@@ -27,7 +33,14 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-cli-ai-'));
   ai = await startOpenAiServer();
   media = await startMediaServer();
-  if (ffmpeg) await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 3, tones: [], audio: false });
+  if (ffmpeg) {
+    await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 3, tones: [], audio: false });
+    await captionVideo(
+      path.join(media.dir, 'captions.mp4'),
+      [{ text: 'HELLO WORLD', startSec: 0, endSec: 3 }],
+      3,
+    );
+  }
   withAi = await startClientTestServer({
     UNFURL_AI_BASE_URL: ai.baseUrl,
     UNFURL_AI_API_KEY: 'sk-test-key',
@@ -54,7 +67,18 @@ async function userOf(server: ClientTestServer) {
   return (...args: string[]): Promise<CliResult> => runCli(args, env, 90_000);
 }
 
-maybe('describe and extract through the CLI', () => {
+maybe('ocr, describe and extract through the CLI', () => {
+  it('ocr prints the timed text read from the frames, or the server-rendered SRT', async () => {
+    expect(ffmpeg, 'ffmpeg is needed for this test').toBe(true);
+    const run = await userOf(withoutAi);
+    const r = await run('ocr', media.urlOf('captions.mp4'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^\[0:00–0:0[23]\] HELLO WORLD\n$/);
+    const srt = await run('ocr', media.urlOf('captions.mp4'), '--format', 'srt');
+    expect(srt.code, srt.stderr).toBe(0);
+    expect(srt.stdout).toMatch(/^1\r?\n\d{2}:\d{2}:\d{2},\d{3} --> \d{2}:\d{2}:\d{2},\d{3}\r?\nHELLO WORLD/);
+  });
+
   it('describe waits for the job and prints the description', async () => {
     expect(ffmpeg, 'ffmpeg is needed for this test').toBe(true);
     ai.chat = (call) => `A test pattern, then flat colours (${call.images.length} frames).`;
