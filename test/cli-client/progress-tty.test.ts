@@ -1,7 +1,7 @@
 // `unfurl crawl` on a terminal draws a progress bar while the job runs. The binary runs under a real
 // pseudo-terminal made by util-linux `script`, against a real server and a slow loopback website,
 // so the crawl lasts long enough to be drawn several times.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -113,5 +113,38 @@ describe('crawl --timeout', () => {
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr).toMatch(/did not end within 1 s \(\d+ pages written to /);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('stops a running crawl at once with exit code 130', async () => {
+    const env = { XDG_CONFIG_HOME: path.join(dir, 'cfg-sigint'), UNFURL_API_URL: s.url };
+    const reg = await runCli(
+      ['register', '--email', uniqueEmail('int'), '--password', 'correct horse battery'],
+      env,
+    );
+    expect(reg.code, reg.stderr).toBe(0);
+    const child = spawn(
+      process.execPath,
+      [CLI, 'crawl', `${s.site.url}/docs`, '--limit', '99', '--out', path.join(dir, 'int')],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env },
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Once the job exists (the output folder is made right after it is accepted), interrupt.
+    const deadline = Date.now() + 20_000;
+    while (!fs.existsSync(path.join(dir, 'int')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const sent = Date.now();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('interrupted');
+    expect(Date.now() - sent).toBeLessThan(2000);
   });
 });
