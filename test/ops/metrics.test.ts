@@ -143,6 +143,10 @@ describe('/metrics', () => {
       res: { statusCode: 200 },
     });
     expect(typeof line!.responseTime).toBe('number');
+    // A refused request's line names its route, and no account.
+    const refused = logLines.find((l) => l.msg === 'request completed' && l.route === '/v1/account');
+    expect(refused).toMatchObject({ res: { statusCode: 401 } });
+    expect(refused).not.toHaveProperty('accountId');
   });
 
   it('counts the credits a job settles and moves it from queued to completed', async () => {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { AppError } from '../../errors.js';
 import { httpErrors, jobsActive, jobsByState, metricsRegistry, queueDepth } from '../../metrics.js';
@@ -18,19 +18,12 @@ const JOB_STATES = ['queued', 'active', 'completed', 'failed'] as const;
 /**
  * Counts every answer of the app: request totals and latency by route template and status, and
  * error answers by their code. Registered on the root instance (app.ts), so it sees every route,
- * 404s of unknown paths included (route "unmatched"). Also binds the route template and, once
- * authenticated, the account and key ids to the request's log lines (the "request completed" line
- * then carries reqId, route, accountId, status and responseTime).
+ * 404s of unknown paths included (route "unmatched"). Also gives the "request completed" log line
+ * the route template and, once authenticated, the account and key ids (next to reqId, status and
+ * responseTime); the request's other lines carry its reqId.
  */
 export function registerRequestObservability(app: FastifyInstance) {
   // Callback-style hooks: no promise per hook on every request.
-  app.addHook('preValidation', (request, reply, done) => {
-    const p = request.principal;
-    const route = request.routeOptions.url ?? 'unmatched';
-    const bindings = p ? { route, accountId: p.accountId, keyId: p.keyId } : { route };
-    request.log = reply.log = request.log.child(bindings);
-    done();
-  });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode >= 400 && typeof payload === 'string') {
       // Our error bodies start with {"error":"<code>"; no need to parse the whole JSON.
@@ -42,6 +35,13 @@ export function registerRequestObservability(app: FastifyInstance) {
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    // Fastify writes its "request completed" line after these hooks, with reply.log: one child here
+    // gives that line the route and, once authenticated, the account (refused requests included).
+    const log = reply.log as FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
+    if (log.isLevelEnabled?.('info') !== false) {
+      const p = request.principal;
+      reply.log = log.child(p ? { route, accountId: p.accountId, keyId: p.keyId } : { route });
+    }
     if (reply.statusCode >= 400) {
       httpErrors.labels(request.errorCode ?? `http_${reply.statusCode}`, route).inc();
     }
