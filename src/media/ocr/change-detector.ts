@@ -22,7 +22,7 @@ export interface ChangeOptions {
   minChangedPixels?: number;
 }
 
-interface Small {
+export interface Small {
   w: number;
   h: number;
   px: Uint8Array;
@@ -80,6 +80,57 @@ function dilate(map: Uint8Array, w: number, h: number): Uint8Array {
   return out;
 }
 
+/** Rows per band when looking for text that scrolls sideways (at the analysis width). */
+const BAND = 8;
+/** Largest sideways move between two sampled frames looked for (analysis pixels). */
+const MAX_SHIFT = 48;
+
+/**
+ * The largest sideways move of a band of rows between two frames: a ticker. A band counts when some
+ * shift explains it far better than none, and it carries edges (text, not a smooth gradient).
+ */
+export function tickerShift(prev: Small, cur: Small): number {
+  const { w, h } = cur;
+  if (prev.px.length !== cur.px.length) return 0;
+  let best = 0;
+  // Bands overlap by half, the last one flush with the bottom (where tickers run).
+  const starts: number[] = [];
+  for (let y0 = 0; y0 + BAND <= h; y0 += BAND / 2) starts.push(y0);
+  if (h >= BAND) starts.push(h - BAND);
+  for (const y0 of starts) {
+    let edges = 0;
+    for (let y = y0; y < y0 + BAND; y++) for (let x = 0; x < w; x++) edges += cur.edges[y * w + x]!;
+    if (edges < w / 4) continue;
+    // Pixels that changed in place but match the previous frame moved sideways by `shift`.
+    const explained = (shift: number) => {
+      let n = 0;
+      for (let y = y0; y < y0 + BAND; y++) {
+        const row = y * w;
+        for (let x = Math.max(0, -shift); x < Math.min(w, w - shift); x += 2) {
+          const c = cur.px[row + x]!;
+          if (Math.abs(c - prev.px[row + x]!) > 30 && Math.abs(c - prev.px[row + x + shift]!) < 12) n++;
+        }
+      }
+      return n;
+    };
+    let bestShift = 0;
+    let bestCount = 0;
+    let total = 0;
+    for (let shift = -MAX_SHIFT; shift <= MAX_SHIFT; shift++) {
+      if (shift === 0) continue;
+      const n = explained(shift);
+      total += n;
+      if (n > bestCount) {
+        bestCount = n;
+        bestShift = shift;
+      }
+    }
+    const mean = total / (2 * MAX_SHIFT);
+    if (bestCount >= (BAND * w) / 40 && bestCount >= 3 * mean) best = Math.max(best, Math.abs(bestShift));
+  }
+  return best;
+}
+
 export interface FrameVerdict {
   /** The frame this verdict is about (one behind the newest frame pushed). */
   frame: GrayFrame;
@@ -100,6 +151,10 @@ export class TextChangeDetector {
   private prev: Small | null = null;
   private cur: { frame: GrayFrame; small: Small } | null = null;
   private reference: { map: Uint8Array; grown: Uint8Array; count: number } | null = null;
+  /** How far a ticker has scrolled since the last OCR'd frame (analysis pixels). */
+  private scrolled = 0;
+  private tickerSpeed = 0;
+  private sinceTicker = Number.POSITIVE_INFINITY;
 
   constructor(options: ChangeOptions = {}) {
     this.opts = {
@@ -158,7 +213,22 @@ export class TextChangeDetector {
       const limit = Math.max(this.opts.minChangedPixels, this.opts.changedShare * Math.max(count, ref.count));
       changed = moved > limit;
     }
-    if (changed) this.reference = { map, grown, count };
+    // Scrolling text is never stable, so the map does not see it: read it again each time it has
+    // moved on by 40 % of the width (every word is then read whole at least once).
+    // A ticker is seen on some frame pairs only (the picture around it moves too): once seen, its
+    // speed is assumed to hold for a few frames. Slow sideways drift (under 5 % of the width per
+    // frame: pans, zooms) is not taken for a ticker.
+    const shift = prev ? tickerShift(prev, cur) : 0;
+    if (shift >= cur.w / 20) {
+      this.tickerSpeed = shift;
+      this.sinceTicker = 0;
+    } else this.sinceTicker++;
+    if (this.sinceTicker <= 4) this.scrolled += this.tickerSpeed;
+    if (this.scrolled >= 0.4 * cur.w) changed = true;
+    if (changed) {
+      this.reference = { map, grown, count };
+      this.scrolled = 0;
+    }
     return { frame, changed, stablePixels: count, movedPixels: moved };
   }
 }

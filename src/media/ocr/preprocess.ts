@@ -15,6 +15,8 @@ export interface OcrImage {
 
 /** Pixels at or above this brightness count as light text in the mask (above yellow, ≈ 226, so a yellow background stays paper). */
 const BRIGHT = 236;
+/** A pixel next to a near-white one counts as ink from this brightness (stroke rims). */
+const RIM = 170;
 /** How much brighter than its surroundings a pixel of outlined or boxed coloured text is. */
 const LOCAL_LIFT = 40;
 
@@ -56,7 +58,27 @@ export function lightTextMask(frame: GrayFrame, scale: number, mode: 'bright' | 
   const W = frame.width * scale;
   const H = frame.height * scale;
   const px = upscale(frame, scale);
-  if (mode === 'bright') return px.map((v) => (v >= BRIGHT ? 0 : 255));
+  if (mode === 'bright') {
+    // Hysteresis: near-white pixels, and their fairly light neighbours — the anti-aliased rim of a
+    // stroke — so thin strokes keep their weight; a yellow area away from white stays paper.
+    const out = new Uint8Array(W * H).fill(255);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        const v = px[i]!;
+        if (v >= BRIGHT) out[i] = 0;
+        else if (
+          v >= RIM &&
+          ((x > 0 && px[i - 1]! >= BRIGHT) ||
+            (x < W - 1 && px[i + 1]! >= BRIGHT) ||
+            (y > 0 && px[i - W]! >= BRIGHT) ||
+            (y < H - 1 && px[i + W]! >= BRIGHT))
+        )
+          out[i] = 0;
+      }
+    }
+    return out;
+  }
   // Integral image for the local mean over a window about a letter wide.
   const iw = W + 1;
   const integral = new Float64Array(iw * (H + 1));

@@ -50,6 +50,15 @@ function isWord(w: Word, minConf: number): boolean {
   return alnum >= 1 && alnum * 2 >= [...w.text].length;
 }
 
+/**
+ * Marks an outline or a box edge leaves on a word's ends ("‘next", "|Hello") are dropped when the
+ * word itself is clear; real quotes read as ' and " are kept.
+ */
+function stripStrays(word: string): string {
+  const stripped = word.replace(/^[‘“|`_~]+/u, '').replace(/[|`_~]+$/u, '');
+  return (stripped.match(ALNUM)?.length ?? 0) >= 2 ? stripped : word;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
@@ -67,7 +76,7 @@ export function parseTsv(tsv: string, options: TsvOptions = {}): Map<number, Ocr
   for (const row of tsv.split('\n')) {
     const cols = row.split('\t');
     if (cols.length < 12 || cols[0] !== '5') continue;
-    const text = normaliseText(cols.slice(11).join('\t'));
+    const text = stripStrays(normaliseText(cols.slice(11).join('\t')));
     if (!text) continue;
     const [page, block, par, line] = cols.slice(1, 5);
     const key = `${page}/${block}/${par}/${line}`;
