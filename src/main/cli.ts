@@ -2,6 +2,7 @@
 // The one `unfurl` binary: server commands (serve, worker, migrate, admin) and client commands
 // (src/main/client/: login, transcript, crawl, … through the SDK).
 import { ConfigError, loadConfig } from '../config.js';
+import { CLIENT_COMMAND_NAMES } from './client/names.js';
 
 // Each command imports only what it needs, so usage errors and `unfurl admin …` answer quickly.
 
@@ -16,13 +17,14 @@ commands:
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  // The client commands (a few small modules over the SDK) talk to a server: no server configuration.
-  const client = await import('./client/index.js');
   if (!command || command === 'help' || command === '--help') {
-    console.log(`${HELP}\n\n${client.clientHelp()}`);
+    console.log(`${HELP}\n\n${(await import('./client/index.js')).clientHelp()}`);
     return command ? 0 : 2;
   }
-  if (client.isClientCommand(command)) return client.runClient(command, rest);
+  // Client commands talk to a server through the SDK: no server configuration is read for them.
+  if ((CLIENT_COMMAND_NAMES as readonly string[]).includes(command)) {
+    return (await import('./client/index.js')).runClient(command, rest);
+  }
   const config = loadConfig();
   switch (command) {
     case 'serve':

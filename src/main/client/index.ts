@@ -3,6 +3,7 @@
 import { account, ai, video, web } from './commands/index.js';
 import { buildContext, type CommandSpec, usageLine } from './context.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeFor, UsageError } from './exit-codes.js';
+import { CLIENT_COMMAND_NAMES } from './names.js';
 import { type Output, printError } from './output.js';
 
 const COMMANDS: CommandSpec[] = [
@@ -23,7 +24,14 @@ const COMMANDS: CommandSpec[] = [
 
 const byName = new Map(COMMANDS.map((c) => [c.name, c]));
 
-export const isClientCommand = (name: string) => byName.has(name);
+/** Names without a command (or commands without a name in names.ts): a test keeps this empty. */
+export function commandNameMismatches(): string[] {
+  const listed = new Set<string>(CLIENT_COMMAND_NAMES);
+  return [
+    ...COMMANDS.map((c) => c.name).filter((n) => !listed.has(n)),
+    ...[...listed].filter((n) => !byName.has(n)),
+  ];
+}
 
 export function clientHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -51,7 +59,8 @@ export async function runClient(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const spec = byName.get(name)!;
+  const spec = byName.get(name);
+  if (!spec) throw new Error(`no client command "${name}"`);
   const output: Output = { json: argv.includes('--json'), out: process.stdout, err: process.stderr };
   // Ctrl-C stops a wait or a crawl at once; a second Ctrl-C exits the hard way.
   const controller = new AbortController();

@@ -1,0 +1,17 @@
+// The client command names, with no imports: cli.ts reads them to dispatch without loading the SDK,
+// so `serve`, `worker`, `migrate` and `admin` never depend on packages/sdk being built.
+export const CLIENT_COMMAND_NAMES = [
+  'register',
+  'login',
+  'logout',
+  'transcript',
+  'video',
+  'scrape',
+  'crawl',
+  'ocr',
+  'describe',
+  'extract',
+  'jobs',
+  'credits',
+  'usage',
+] as const;
