@@ -75,7 +75,7 @@ interface RawRun {
 }
 
 /** BullMQ alone: N adds (32 in flight, one job per call, as our submits come) and a Worker. */
-async function rawBullmq(): Promise<RawRun> {
+export async function rawBullmq(): Promise<RawRun> {
   const prefix = `bench-${randomBase62(8)}`;
   const conn = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const queue = new Queue('raw', { connection: conn, prefix });

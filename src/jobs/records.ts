@@ -1,8 +1,23 @@
 // SQL of the jobs table: the truth the API reads. Every state change is a guarded UPDATE so that
 // two workers can never both move the same job.
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
-import type { JobRow, JobStatus } from '../store/schema.js';
+import type { JobRow, JobStatus, JobsTable } from '../store/schema.js';
+
+/** Columns a just-accepted job leaves empty (insertMany's short form writes none of them). */
+const UNSET_ON_NEW_JOB = [
+  'attempts',
+  'result',
+  'error',
+  'error_code',
+  'cost',
+  'locked_by',
+  'locked_until',
+  'started_at',
+  'completed_at',
+  'duration_ms',
+  'result_expires_at',
+] as const;
 
 /** How a held job ends (what `finish` writes). */
 export interface JobOutcome {
@@ -70,6 +85,33 @@ export class JobRecords {
   }
 
   /**
+   * Records new jobs in one statement. On PostgreSQL, fresh rows (nothing run yet) go in as one
+   * INSERT … SELECT FROM unnest(arrays): the same short statement whatever the batch size, instead
+   * of a parameter per cell to send, parse and plan.
+   */
+  async insertMany(rows: ReadonlyArray<Insertable<JobsTable>>, db: Db | Tx = this.db): Promise<void> {
+    if (rows.length === 0) return;
+    const fresh = rows.every((r) =>
+      UNSET_ON_NEW_JOB.every((c) => r[c] === null || r[c] === undefined || (c === 'attempts' && r[c] === 0)),
+    );
+    if (this.dialect !== 'pg' || !fresh) {
+      await db.insertInto('jobs').values(rows).execute();
+      return;
+    }
+    const col = <V>(pick: (r: Insertable<JobsTable>) => V) => rows.map(pick);
+    await sql`
+      insert into jobs (id, account_id, kind, status, input, max_attempts, held, webhook_url, dedupe_key,
+        run_at, created_at)
+      select * from unnest(
+        ${col((r) => r.id)}::text[], ${col((r) => r.account_id)}::text[], ${col((r) => r.kind)}::text[],
+        ${col((r) => r.status)}::text[], ${col((r) => r.input)}::text[], ${col((r) => r.max_attempts)}::int[],
+        ${col((r) => r.held ?? 0)}::bigint[], ${col((r) => r.webhook_url ?? null)}::text[],
+        ${col((r) => r.dedupe_key ?? null)}::text[], ${col((r) => r.run_at)}::bigint[],
+        ${col((r) => r.created_at)}::bigint[]
+      )`.execute(db);
+  }
+
+  /**
    * Takes a specific job if it is due, or if its previous worker's lease ran out. Counts an attempt.
    */
   async claimById(jobId: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
@@ -84,6 +126,11 @@ export class JobRecords {
     const ids = [...new Set(jobIds)];
     if (ids.length === 0) return Promise.resolve([]);
     const now = Date.now();
+    if (this.dialect === 'pg') {
+      return this.claimSql(ids, workerId, leaseMs, now)
+        .execute(this.workerDb)
+        .then((r) => r.rows);
+    }
     return this.workerDb
       .updateTable('jobs')
       .set({
@@ -93,10 +140,7 @@ export class JobRecords {
         locked_until: now + leaseMs,
         started_at: sql`coalesce(started_at, ${now})`,
       })
-      .where((eb) =>
-        // One array parameter on PostgreSQL: the same statement text whatever the batch size.
-        this.dialect === 'pg' ? sql<boolean>`id = any(${ids})` : eb('id', 'in', ids),
-      )
+      .where('id', 'in', ids)
       .where(sql<boolean>`attempts < max_attempts`)
       .where((eb) =>
         eb.or([
@@ -197,8 +241,30 @@ export class JobRecords {
       );
       return rows.filter((r): r is JobRow => r !== undefined);
     }
+    const r = await this.finishSql(ends, workerId, resultTtlMs, now).execute(this.workerDb);
+    return r.rows;
+  }
+
+  // PostgreSQL statements that change rows by id write their state guards as `status || ''`: the
+  // rows must be found through the primary key. Left indexable, the planner (without statistics,
+  // as on a fresh table) walks jobs_claim's 'queued' or 'active' range instead, which under load
+  // holds every backlog row and the dead entries of every job since the last vacuum.
+
+  /** PostgreSQL: `claimManyById` as one UPDATE … WHERE id = ANY($1) RETURNING the claimed rows. */
+  private claimSql(ids: readonly string[], workerId: string, leaseMs: number, now: number) {
+    return sql<JobRow>`
+      update jobs set status = 'active', attempts = attempts + 1, locked_by = ${workerId},
+        locked_until = ${now + leaseMs}, started_at = coalesce(started_at, ${now})
+      where id = any(${ids}::text[]) and attempts < max_attempts
+        and ((status || '' = 'queued' and run_at <= ${now})
+          or (status || '' = 'active' and locked_until < ${now}))
+      returning *`;
+  }
+
+  /** PostgreSQL: the guarded endings of `ends` as one UPDATE … FROM unnest(…) RETURNING the ended rows. */
+  private finishSql(ends: readonly FinishItem[], workerId: string, resultTtlMs: number, now: number) {
     const col = <V>(pick: (e: FinishItem) => V) => ends.map(pick);
-    const r = await sql<JobRow>`
+    return sql<JobRow>`
       update jobs as j set
         status = v.status, result = v.result, error = v.error, error_code = v.error_code,
         cost = v.cost, completed_at = ${now}, duration_ms = v.duration_ms,
@@ -209,9 +275,41 @@ export class JobRecords {
         ${col((e) => e.outcome.error ?? null)}::text[], ${col((e) => e.outcome.errorCode ?? null)}::text[],
         ${col((e) => e.outcome.cost)}::bigint[], ${col((e) => now - (e.job.started_at ?? now))}::bigint[]
       ) as v(id, status, result, error, error_code, cost, duration_ms)
-      where j.id = v.id and j.status = 'active' and j.locked_by = ${workerId}
-      returning j.*`.execute(this.workerDb);
-    return r.rows;
+      where j.id = any(${col((e) => e.job.id)}::text[]) and j.id = v.id
+        and j.status || '' = 'active' and j.locked_by = ${workerId}
+      returning j.*`;
+  }
+
+  /**
+   * PostgreSQL: `finishMany(ends)` and `claimManyById(claimIds)` in one statement (two
+   * data-modifying CTEs): a worker's endings and next claims share a round trip and a commit.
+   * The two sets must not share a job (a row changed twice in one statement keeps one change).
+   */
+  async finishAndClaim(
+    ends: readonly FinishItem[],
+    claimIds: readonly string[],
+    workerId: string,
+    leaseMs: number,
+    resultTtlMs: number,
+  ): Promise<{ ended: JobRow[]; claimed: JobRow[] }> {
+    const ids = [...new Set(claimIds)];
+    if (this.dialect !== 'pg' || ends.length === 0 || ids.length === 0) {
+      const [ended, claimed] = await Promise.all([
+        this.finishMany(ends, workerId, resultTtlMs),
+        this.claimManyById(ids, workerId, leaseMs),
+      ]);
+      return { ended, claimed };
+    }
+    if (ends.some((e) => ids.includes(e.job.id))) throw new Error('a job cannot end and be claimed at once');
+    const now = Date.now();
+    const r = await sql<JobRow & { ended: boolean }>`
+      with f as (${this.finishSql(ends, workerId, resultTtlMs, now)}),
+      c as (${this.claimSql(ids, workerId, leaseMs, now)})
+      select true as ended, f.* from f union all select false as ended, c.* from c`.execute(this.workerDb);
+    const ended: JobRow[] = [];
+    const claimed: JobRow[] = [];
+    for (const { ended: isEnd, ...row } of r.rows) (isEnd ? ended : claimed).push(row as JobRow);
+    return { ended, claimed };
   }
 
   /** Fails a job that is not held by anyone (lease ran out with no attempts left). */

@@ -23,6 +23,9 @@ export interface RunnerSettings {
   resultTtlMs: number;
 }
 
+/** One of the worker's batched row changes: claim a job by id, or end a held one. */
+type WorkerWrite = { claim: string; end?: undefined } | { end: FinishItem; claim?: undefined };
+
 interface Logger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
@@ -52,32 +55,37 @@ export function classify(err: unknown): { retryable: boolean; code: string; mess
 export class JobRunner implements JobConsumer {
   readonly workerId = newId('job').replace('job_', `w_${process.pid}_`);
   private readonly shutdown = new AbortController();
+  /** Aborts of the running jobs, called when shutdown is forced. */
+  private readonly onShutdown = new Set<() => void>();
   onEnded: (job: JobRow) => void = () => {};
   /** SQLite: endings share commits (one writer, a cost per commit). PostgreSQL: one each. */
   private readonly endings: GroupCommit | null;
   /**
-   * Claims by id (the distributed queue delivers one id per message) arriving together: one
-   * UPDATE … RETURNING for the lot. A job id twice in one batch is given to its first caller only.
+   * The worker's own row changes arriving together — claims by id (the distributed queue delivers
+   * one id per message) and endings that touch nothing but the job row (nothing held, no webhook;
+   * billed or webhook endings keep their own transaction) — go to the database as one statement
+   * on PostgreSQL. A job id twice among the claims is given to its first caller only.
    */
-  private readonly claims = new MicroBatcher<string, JobRow | undefined>(async (ids) => {
-    const rows = new Map(
-      (await this.records.claimManyById(ids, this.workerId, this.settings.leaseMs)).map((r) => [r.id, r]),
+  private readonly writes = new MicroBatcher<WorkerWrite, JobRow | undefined>(async (batch) => {
+    const ends = batch.flatMap((w) => (w.end ? [w.end] : []));
+    const ending = new Set(ends.map((e) => e.job.id));
+    // A job ending here cannot be claimed too (a late duplicate delivery): that claim gets nothing.
+    const claimIds = batch.flatMap((w) => (w.claim && !ending.has(w.claim) ? [w.claim] : []));
+    const { ended, claimed } = await this.records.finishAndClaim(
+      ends,
+      claimIds,
+      this.workerId,
+      this.settings.leaseMs,
+      this.settings.resultTtlMs,
     );
-    return ids.map((id) => {
-      const row = rows.get(id);
-      rows.delete(id);
+    const endedById = new Map(ended.map((r) => [r.id, r]));
+    const claimedById = new Map(claimed.map((r) => [r.id, r]));
+    return batch.map((w) => {
+      if (w.end) return endedById.get(w.end.job.id);
+      const row = claimedById.get(w.claim!);
+      claimedById.delete(w.claim!);
       return row;
     });
-  }, 256);
-  /**
-   * PostgreSQL endings that touch nothing but the job row (nothing held, no webhook): one guarded
-   * UPDATE for all those arriving together. Billed or webhook endings keep their own transaction.
-   */
-  private readonly plainEnds = new MicroBatcher<FinishItem, JobRow | undefined>(async (ends) => {
-    const rows = new Map(
-      (await this.records.finishMany(ends, this.workerId, this.settings.resultTtlMs)).map((r) => [r.id, r]),
-    );
-    return ends.map((e) => rows.get(e.job.id));
   }, 256);
 
   constructor(
@@ -89,7 +97,7 @@ export class JobRunner implements JobConsumer {
     private readonly settings: RunnerSettings,
     private readonly log: Logger,
   ) {
-    // Every running job listens for shutdown; hundreds may run at once.
+    // Lease waits listen for shutdown; hundreds may wait at once.
     setMaxListeners(0, this.shutdown.signal);
     this.endings = records.dialect === 'sqlite' ? new GroupCommit(db) : null;
   }
@@ -121,8 +129,8 @@ export class JobRunner implements JobConsumer {
 
   /** A claim in the shared batch; if the batch fails (a neighbour's fault or a blip), alone. */
   private claim(jobId: string): Promise<JobRow | undefined> {
-    return this.claims
-      .add(jobId)
+    return this.writes
+      .add({ claim: jobId })
       .catch(() => this.records.claimById(jobId, this.workerId, this.settings.leaseMs));
   }
 
@@ -144,7 +152,8 @@ export class JobRunner implements JobConsumer {
       timeoutMs,
     );
     const onShutdown = () => controller.abort(new AppError('service_unavailable', 'worker shutting down'));
-    this.shutdown.signal.addEventListener('abort', onShutdown);
+    // A plain set, not an event listener: adding and removing one per job is the cheaper way.
+    this.onShutdown.add(onShutdown);
     let leaseLost = false;
     const heartbeat = setInterval(
       () =>
@@ -203,7 +212,7 @@ export class JobRunner implements JobConsumer {
     } finally {
       clearTimeout(timeout);
       clearInterval(heartbeat);
-      this.shutdown.signal.removeEventListener('abort', onShutdown);
+      this.onShutdown.delete(onShutdown);
     }
   }
 
@@ -236,8 +245,8 @@ export class JobRunner implements JobConsumer {
     if (!this.endings && job.held === 0 && !job.webhook_url) {
       // Nothing to settle, nothing to send: the row change alone ends the job, batched.
       const item = { job, outcome: final(0) };
-      const ended = await this.plainEnds
-        .add(item)
+      const ended = await this.writes
+        .add({ end: item })
         .catch(() =>
           this.records.finish(this.db, job, this.workerId, item.outcome, this.settings.resultTtlMs),
         );
@@ -315,5 +324,6 @@ export class JobRunner implements JobConsumer {
   /** Aborts running handlers so they can be retried elsewhere (used on forced shutdown). */
   abortAll(): void {
     this.shutdown.abort();
+    for (const abort of this.onShutdown) abort();
   }
 }

@@ -47,9 +47,9 @@ export class JobService {
     private readonly defaults: { maxAttempts: number; resultTtlMs: number },
   ) {}
 
-  private readonly plainInserts = new MicroBatcher<Insertable<JobsTable>>(async (rows) => {
-    await this.db.insertInto('jobs').values(rows).execute();
-  });
+  private readonly plainInserts = new MicroBatcher<Insertable<JobsTable>>((rows) =>
+    this.records.insertMany(rows),
+  );
 
   async submit(req: SubmitRequest): Promise<SubmitResult> {
     const kind = this.registry.require(req.kind);
