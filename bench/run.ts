@@ -24,6 +24,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: 'GET /v1/web/scrape latency p50/p95 (uncached, cached) vs a raw fetch of the page',
     run: async () => (await import('./scrape.js')).benchScrape(),
   },
+  ocr: {
+    what: 'OCR of a generated 5-minute video: CPU and wall s per minute of video and caption CER, ours vs OCR of every sampled frame',
+    run: async () => (await import('./ocr.js')).benchOcr(),
+  },
   transcript: {
     what: 'GET /v1/transcript req/s, p50/p99 (cold: player + timedtext upstream; warm: cached) vs the raw replay server',
     run: async () => (await import('./transcript.js')).benchTranscript(),

@@ -93,20 +93,33 @@ export function tickerShift(prev: Small, cur: Small): number {
   const { w, h } = cur;
   if (prev.px.length !== cur.px.length) return 0;
   let best = 0;
-  // Bands overlap by half, the last one flush with the bottom (where tickers run).
+  // Bands side by side, plus one flush with the bottom (where tickers run).
   const starts: number[] = [];
-  for (let y0 = 0; y0 + BAND <= h; y0 += BAND / 2) starts.push(y0);
-  if (h >= BAND) starts.push(h - BAND);
+  for (let y0 = 0; y0 + BAND <= h; y0 += BAND) starts.push(y0);
+  if (h >= BAND && h % BAND !== 0) starts.push(h - BAND);
+  // Sampled: every other row and column of a band; shifts by 2, then refined.
+  const rows = (y0: number) => [y0, y0 + 2, y0 + 4, y0 + 6];
   for (const y0 of starts) {
     let edges = 0;
-    for (let y = y0; y < y0 + BAND; y++) for (let x = 0; x < w; x++) edges += cur.edges[y * w + x]!;
-    if (edges < w / 4) continue;
+    let movedInPlace = 0;
+    for (const y of rows(y0)) {
+      for (let x = 0; x < w; x += 2) {
+        const i = y * w + x;
+        edges += cur.edges[i]!;
+        if (Math.abs(cur.px[i]! - prev.px[i]!) > 30) movedInPlace++;
+      }
+    }
+    const samples = 4 * Math.ceil(w / 2);
+    // Text needs edges; a band that did not change in place did not scroll.
+    if (edges < samples / 16 || movedInPlace < samples / 20) continue;
     // Pixels that changed in place but match the previous frame moved sideways by `shift`.
     const explained = (shift: number) => {
       let n = 0;
-      for (let y = y0; y < y0 + BAND; y++) {
+      for (const y of rows(y0)) {
         const row = y * w;
-        for (let x = Math.max(0, -shift); x < Math.min(w, w - shift); x += 2) {
+        const from = Math.max(0, -shift);
+        const to = Math.min(w, w - shift);
+        for (let x = from; x < to; x += 2) {
           const c = cur.px[row + x]!;
           if (Math.abs(c - prev.px[row + x]!) > 30 && Math.abs(c - prev.px[row + x + shift]!) < 12) n++;
         }
@@ -116,20 +129,37 @@ export function tickerShift(prev: Small, cur: Small): number {
     let bestShift = 0;
     let bestCount = 0;
     let total = 0;
-    for (let shift = -MAX_SHIFT; shift <= MAX_SHIFT; shift++) {
+    let tried = 0;
+    for (let shift = -MAX_SHIFT; shift <= MAX_SHIFT; shift += 2) {
       if (shift === 0) continue;
       const n = explained(shift);
       total += n;
+      tried++;
       if (n > bestCount) {
         bestCount = n;
         bestShift = shift;
       }
     }
-    const mean = total / (2 * MAX_SHIFT);
-    if (bestCount >= (BAND * w) / 40 && bestCount >= 3 * mean) best = Math.max(best, Math.abs(bestShift));
+    for (const shift of [bestShift - 1, bestShift + 1]) {
+      const n = shift === 0 ? 0 : explained(shift);
+      if (n > bestCount) {
+        bestCount = n;
+        bestShift = shift;
+      }
+    }
+    const mean = total / Math.max(1, tried);
+    // At the end of the search range the best shift is only the least bad one: no ticker.
+    const atEdge = Math.abs(bestShift) >= MAX_SHIFT - 1;
+    if (!atEdge && bestCount >= samples / 32 && bestCount >= 3 * mean)
+      best = Math.max(best, Math.abs(bestShift));
   }
   return best;
 }
+
+/** A change must move this many times the background's flicker. */
+const NOISE_FACTOR = 2.5;
+/** A change is a removal when at most this share of the moved pixels are new (the rest vanished). */
+const REMOVAL_SHARE = 0.3;
 
 export interface FrameVerdict {
   /** The frame this verdict is about (one behind the newest frame pushed). */
@@ -140,6 +170,14 @@ export interface FrameVerdict {
   stablePixels: number;
   /** Pixels of that map with no counterpart in the last OCR'd frame's map, and back. */
   movedPixels: number;
+  /**
+   * The change only took text away (what is there now was there before): the reading can be derived
+   * from the previous one with `stillShown` instead of OCR. False when something appeared, or when a
+   * ticker moved on.
+   */
+  removalOnly: boolean;
+  /** Whether a line the previous reading found (box in frame pixels) is still on screen. */
+  stillShown(box: { left: number; top: number; width: number; height: number }): boolean;
 }
 
 /**
@@ -154,6 +192,8 @@ export class TextChangeDetector {
   /** How far a ticker has scrolled since the last OCR'd frame (analysis pixels). */
   private scrolled = 0;
   private tickerSpeed = 0;
+  /** Running mean of what frames judged unchanged moved (background flicker). */
+  private noise = 0;
   private sinceTicker = Number.POSITIVE_INFINITY;
 
   constructor(options: ChangeOptions = {}) {
@@ -204,31 +244,64 @@ export class TextChangeDetector {
     const ref = this.reference;
     let changed = true;
     let moved = count;
+    let appeared = count;
     if (ref && ref.map.length === map.length) {
       moved = 0;
+      appeared = 0;
       for (let i = 0; i < map.length; i++) {
-        if (map[i] && !ref.grown[i]) moved++;
+        if (map[i] && !ref.grown[i]) appeared++;
         if (ref.map[i] && !grown[i]) moved++;
       }
+      moved += appeared;
       const limit = Math.max(this.opts.minChangedPixels, this.opts.changedShare * Math.max(count, ref.count));
       changed = moved > limit;
+      // A change that needs OCR (something appeared) must also stand out from the background's own
+      // flicker: what unchanged frames moved lately (a fractal's slowly zooming edges). Removals are
+      // cheap (no OCR) and always taken.
+      const removal = appeared <= REMOVAL_SHARE * moved;
+      if (changed && !removal && moved <= NOISE_FACTOR * this.noise) changed = false;
+      if (!changed) this.noise += 0.2 * (moved - this.noise);
     }
+    const textChanged = changed;
     // Scrolling text is never stable, so the map does not see it: read it again each time it has
     // moved on by 40 % of the width (every word is then read whole at least once).
     // A ticker is seen on some frame pairs only (the picture around it moves too): once seen, its
-    // speed is assumed to hold for a few frames. Slow sideways drift (under 5 % of the width per
-    // frame: pans, zooms) is not taken for a ticker.
+    // speed is assumed to hold for a few frames. Slower sideways motion (under 1/12 of the width per
+    // sampled frame, i.e. 1/6 of it per second at 2 fps: pans, zooms, drifting texture) is not taken
+    // for a ticker; slower tickers are read when something else makes a frame OCR'd.
     const shift = prev ? tickerShift(prev, cur) : 0;
-    if (shift >= cur.w / 20) {
+    if (shift >= cur.w / 12) {
       this.tickerSpeed = shift;
       this.sinceTicker = 0;
     } else this.sinceTicker++;
     if (this.sinceTicker <= 4) this.scrolled += this.tickerSpeed;
-    if (this.scrolled >= 0.4 * cur.w) changed = true;
+    const forcedByTicker = this.scrolled >= 0.4 * cur.w;
+    if (forcedByTicker) changed = true;
+    const before = ref;
+    const factor = frame.width / cur.w;
+    const removalOnly =
+      textChanged && !forcedByTicker && before !== null && appeared <= REMOVAL_SHARE * moved;
     if (changed) {
       this.reference = { map, grown, count };
       this.scrolled = 0;
     }
-    return { frame, changed, stablePixels: count, movedPixels: moved };
+    const stillShown = (box: { left: number; top: number; width: number; height: number }) => {
+      if (!before) return true;
+      const x0 = Math.max(0, Math.floor(box.left / factor));
+      const x1 = Math.min(cur.w, Math.ceil((box.left + box.width) / factor));
+      const y0 = Math.max(0, Math.floor(box.top / factor));
+      const y1 = Math.min(cur.h, Math.ceil((box.top + box.height) / factor));
+      let had = 0;
+      let has = 0;
+      for (let y = y0; y < y1; y++) {
+        for (let x = x0; x < x1; x++) {
+          had += before.map[y * cur.w + x]!;
+          has += grown[y * cur.w + x]!;
+        }
+      }
+      // A line that left no stable edges (a ticker) cannot be judged this way: kept.
+      return had === 0 || has >= 0.5 * had;
+    };
+    return { frame, changed, stablePixels: count, movedPixels: moved, removalOnly, stillShown };
   }
 }

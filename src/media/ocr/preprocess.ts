@@ -24,26 +24,38 @@ function pgmOf(width: number, height: number, data: Uint8Array): Buffer {
   return Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'ascii'), data]);
 }
 
-/** Bilinear upscale by an integer factor. */
-function upscale(frame: GrayFrame, scale: number): Uint8Array {
+/** Bilinear upscale by an integer factor (source positions and weights computed once per axis). */
+export function upscale(frame: GrayFrame, scale: number): Uint8Array {
   const { width: w, height: h, data } = frame;
   if (scale === 1) return data;
   const W = w * scale;
   const H = h * scale;
+  const axis = (n: number, size: number) => {
+    const lo = new Int32Array(n);
+    const hi = new Int32Array(n);
+    const f = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      const s = Math.min(size - 1, Math.max(0, (i + 0.5) / scale - 0.5));
+      lo[i] = Math.floor(s);
+      hi[i] = Math.min(size - 1, lo[i]! + 1);
+      f[i] = s - lo[i]!;
+    }
+    return { lo, hi, f };
+  };
+  const xs = axis(W, w);
+  const ys = axis(H, h);
   const out = new Uint8Array(W * H);
   for (let Y = 0; Y < H; Y++) {
-    const sy = Math.min(h - 1, Math.max(0, (Y + 0.5) / scale - 0.5));
-    const y0 = Math.floor(sy);
-    const y1 = Math.min(h - 1, y0 + 1);
-    const fy = sy - y0;
+    const r0 = ys.lo[Y]! * w;
+    const r1 = ys.hi[Y]! * w;
+    const fy = ys.f[Y]!;
     for (let X = 0; X < W; X++) {
-      const sx = Math.min(w - 1, Math.max(0, (X + 0.5) / scale - 0.5));
-      const x0 = Math.floor(sx);
-      const x1 = Math.min(w - 1, x0 + 1);
-      const fx = sx - x0;
-      const top = data[y0 * w + x0]! * (1 - fx) + data[y0 * w + x1]! * fx;
-      const bottom = data[y1 * w + x0]! * (1 - fx) + data[y1 * w + x1]! * fx;
-      out[Y * W + X] = Math.round(top * (1 - fy) + bottom * fy);
+      const x0 = xs.lo[X]!;
+      const x1 = xs.hi[X]!;
+      const fx = xs.f[X]!;
+      const top = data[r0 + x0]! + (data[r0 + x1]! - data[r0 + x0]!) * fx;
+      const bottom = data[r1 + x0]! + (data[r1 + x1]! - data[r1 + x0]!) * fx;
+      out[Y * W + X] = (top + (bottom - top) * fy + 0.5) | 0;
     }
   }
   return out;
@@ -54,10 +66,15 @@ function upscale(frame: GrayFrame, scale: number): Uint8Array {
  * ink (white captions over anything but white). `lifted`: pixels clearly brighter than their
  * neighbourhood are ink (coloured text with a dark outline or on a dark box).
  */
-export function lightTextMask(frame: GrayFrame, scale: number, mode: 'bright' | 'lifted'): Uint8Array {
+export function lightTextMask(
+  frame: GrayFrame,
+  scale: number,
+  mode: 'bright' | 'lifted',
+  upscaled: Uint8Array = upscale(frame, scale),
+): Uint8Array {
   const W = frame.width * scale;
   const H = frame.height * scale;
-  const px = upscale(frame, scale);
+  const px = upscaled;
   if (mode === 'bright') {
     // Hysteresis: near-white pixels, and their fairly light neighbours — the anti-aliased rim of a
     // stroke — so thin strokes keep their weight; a yellow area away from white stays paper.
@@ -110,10 +127,13 @@ export function lightTextMask(frame: GrayFrame, scale: number, mode: 'bright' | 
 /** The images tesseract reads for one frame. */
 export function ocrImages(frame: GrayFrame): OcrImage[] {
   const scale = Math.min(frame.width, frame.height) < 720 ? 2 : 1;
+  const big = upscale(frame, scale);
+  const W = frame.width * scale;
+  const H = frame.height * scale;
   return [
     { pgm: pgmOf(frame.width, frame.height, frame.data), scale: 1 },
-    { pgm: pgmOf(frame.width * scale, frame.height * scale, lightTextMask(frame, scale, 'bright')), scale },
-    { pgm: pgmOf(frame.width * scale, frame.height * scale, lightTextMask(frame, scale, 'lifted')), scale },
+    { pgm: pgmOf(W, H, lightTextMask(frame, scale, 'bright', big)), scale },
+    { pgm: pgmOf(W, H, lightTextMask(frame, scale, 'lifted', big)), scale },
   ];
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { AppError } from '../../errors.js';
 import { type ProbeResult, probe } from '../ffmpeg.js';
 import { type GrayFrame, sampleGrayFrames } from '../frames.js';
-import { type ChangeOptions, TextChangeDetector } from './change-detector.js';
+import { type ChangeOptions, type FrameVerdict, TextChangeDetector } from './change-detector.js';
 import { mergeReadings, ocrImages } from './preprocess.js';
 import { buildSegments, type OcrSegment } from './segments.js';
 import { type OcrLine, recogniseBatch, type TesseractOptions } from './tesseract.js';
@@ -85,6 +85,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
         const own = item.images.map((img) => ({ lines: lines[k++]!, scale: img.scale }));
         readings.set(item.index, mergeReadings(own));
       }
+      resolveDerived();
       ocrFrames += items.length;
       options.onProgress?.(ocrFrames, sampled);
     } finally {
@@ -106,9 +107,28 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     running.add(tracked);
   };
 
+  // Frames where text only went away: their reading is the previous one minus the lines no longer
+  // shown, worked out once that reading is known (then the maps the test needs are let go).
+  const derived = new Map<number, { from: number; stillShown: FrameVerdict['stillShown'] }>();
+  function resolveDerived() {
+    for (const [index, d] of derived) {
+      const from = readings.get(d.from);
+      if (!from) break;
+      readings.set(
+        index,
+        from.filter((line) => d.stillShown(line)),
+      );
+      derived.delete(index);
+    }
+  }
+
   let lastOcr = -1;
-  const take = async (frame: GrayFrame, changed: boolean) => {
-    if (changed || lastOcr < 0) {
+  const take = async (frame: GrayFrame, changed: boolean, verdict?: FrameVerdict) => {
+    if (verdict?.removalOnly && lastOcr >= 0) {
+      derived.set(frame.index, { from: lastOcr, stillShown: verdict.stillShown });
+      lastOcr = frame.index;
+      resolveDerived();
+    } else if (changed || lastOcr < 0) {
       const images = [];
       for (const [v, image] of ocrImages(frame).entries()) {
         const file = path.join(options.scratchDir, `frame-${frame.index}-${v}.pgm`);
@@ -131,11 +151,11 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
         continue;
       }
       const verdict = detector.push(frame);
-      if (verdict) await take(verdict.frame, verdict.changed);
+      if (verdict) await take(verdict.frame, verdict.changed, verdict);
     }
     if (detect && !failure) {
       const last = detector.finish();
-      if (last) await take(last.frame, last.changed);
+      if (last) await take(last.frame, last.changed, last);
     }
     if (!failure) await dispatch();
     await Promise.all(running);
@@ -149,6 +169,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
   }
 
   const durationMs = Math.round((probed.durationSec > 0 ? probed.durationSec : sampled / fps) * 1000);
+  resolveDerived();
   const frames = source.map((s) => readings.get(s) ?? []);
 
   return {
