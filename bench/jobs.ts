@@ -5,7 +5,8 @@
 //  3. idle latency: POST /v1/… over HTTP to `completed`, one job at a time.
 // Beside each rate: the CPU it took per 1000 jobs in this process, Redis and PostgreSQL (where the
 // time goes; on shared cores CPU per job is steadier than jobs/s).
-// Env: BENCH_JOBS (default 2000), BENCH_ROUNDS (3), BENCH_DATABASE_URL, BENCH_REDIS_URL.
+// Env: BENCH_JOBS (default 2000), BENCH_ROUNDS (3), BENCH_CONCURRENCY (16, raw BullMQ and ours alike),
+// BENCH_DATABASE_URL, BENCH_REDIS_URL.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +24,7 @@ import { type CpuSplit, cpuMeter } from './lib/cpu.js';
 import { scratchDatabase } from './lib/pg.js';
 
 const N = Number(process.env.BENCH_JOBS ?? 2000);
-const CONCURRENCY = 16;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const IN_FLIGHT_SUBMITS = 32;
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -248,7 +248,7 @@ export class JobRecords {
   // PostgreSQL statements that change rows by id write their state guards as `status || ''`: the
   // rows must be found through the primary key. Left indexable, the planner (without statistics,
   // as on a fresh table) walks jobs_claim's 'queued' or 'active' range instead, which under load
-  // holds every backlog row and the dead entries of every job since the last vacuum.
+  // holds every backlog row, or the dead entries of every job since the last vacuum.
 
   /** PostgreSQL: `claimManyById` as one UPDATE … WHERE id = ANY($1) RETURNING the claimed rows. */
   private claimSql(ids: readonly string[], workerId: string, leaseMs: number, now: number) {
@@ -300,7 +300,8 @@ export class JobRecords {
       ]);
       return { ended, claimed };
     }
-    if (ends.some((e) => ids.includes(e.job.id))) throw new Error('a job cannot end and be claimed at once');
+    const claiming = new Set(ids);
+    if (ends.some((e) => claiming.has(e.job.id))) throw new Error('a job cannot end and be claimed at once');
     const now = Date.now();
     const r = await sql<JobRow & { ended: boolean }>`
       with f as (${this.finishSql(ends, workerId, resultTtlMs, now)}),
