@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { pdfToText } from '../../../src/sources/web/pdf.js';
 import { CHROMIUM_PATH, describeWithChromium } from '../../support/chromium.js';
-import { buildPdf, textPdf } from '../../support/pdf.js';
+import { textPdf } from '../../support/pdf.js';
 
 describe('pdfToText on hand-built PDFs', () => {
   it('reads a minimal PDF: its lines, its title, one page', async () => {
