@@ -156,8 +156,8 @@ export function tickerShift(prev: Small, cur: Small): number {
   return best;
 }
 
-/** A change must move this many times the background's flicker. */
-const NOISE_FACTOR = 2.5;
+/** An appearing change must move at least this share of the map more than the frame before did. */
+const SUDDEN_SHARE = 0.15;
 /** A change is a removal when at most this share of the moved pixels are new (the rest vanished). */
 const REMOVAL_SHARE = 0.3;
 
@@ -192,8 +192,10 @@ export class TextChangeDetector {
   /** How far a ticker has scrolled since the last OCR'd frame (analysis pixels). */
   private scrolled = 0;
   private tickerSpeed = 0;
-  /** Running mean of what frames judged unchanged moved (background flicker). */
-  private noise = 0;
+  /** What the previous frame moved against the same reference. */
+  private lastMoved = 0;
+  /** Running mean of how much more each unchanged frame moved than the one before (drift per frame). */
+  private drift = 0;
   private sinceTicker = Number.POSITIVE_INFINITY;
 
   constructor(options: ChangeOptions = {}) {
@@ -255,12 +257,18 @@ export class TextChangeDetector {
       moved += appeared;
       const limit = Math.max(this.opts.minChangedPixels, this.opts.changedShare * Math.max(count, ref.count));
       changed = moved > limit;
-      // A change that needs OCR (something appeared) must also stand out from the background's own
-      // flicker: what unchanged frames moved lately (a fractal's slowly zooming edges). Removals are
-      // cheap (no OCR) and always taken.
+      // A change that needs OCR (something appeared) must also be sudden: a moving background's edges
+      // drift away from the reference a little each frame (a fractal's slow zoom) until the total
+      // passes the limit; text appears from one sampled frame to the next. Removals are cheap (no
+      // OCR) and always taken.
       const removal = appeared <= REMOVAL_SHARE * moved;
-      if (changed && !removal && moved <= NOISE_FACTOR * this.noise) changed = false;
-      if (!changed) this.noise += 0.2 * (moved - this.noise);
+      const jump = moved - this.lastMoved;
+      const sudden =
+        jump >
+        Math.max(this.opts.minChangedPixels, SUDDEN_SHARE * Math.max(count, ref.count), 3 * this.drift);
+      if (changed && !removal && !sudden) changed = false;
+      if (!changed) this.drift += 0.3 * (Math.max(0, jump) - this.drift);
+      this.lastMoved = moved;
     }
     const textChanged = changed;
     // Scrolling text is never stable, so the map does not see it: read it again each time it has
@@ -284,6 +292,7 @@ export class TextChangeDetector {
     if (changed) {
       this.reference = { map, grown, count };
       this.scrolled = 0;
+      this.lastMoved = 0;
     }
     const stillShown = (box: { left: number; top: number; width: number; height: number }) => {
       if (!before) return true;
