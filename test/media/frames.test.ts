@@ -60,7 +60,7 @@ describe('fitWithin', () => {
   });
 });
 
-describe('sampleGrayFrames', () => {
+describe('sampleGrayFrames', { timeout: 60_000 }, () => {
   it('yields grayscale frames at the asked rate with their times', async () => {
     const frames = [];
     for await (const f of sampleGrayFrames(moving, { fps: 2, maxSide: 320 })) {
@@ -108,7 +108,7 @@ describe('pickKeyIndexes', () => {
   });
 });
 
-describe('keyFrames', () => {
+describe('keyFrames', { timeout: 60_000 }, () => {
   it('chooses frames right after the cuts, as JPEGs within maxResolution, and deletes the others', async () => {
     const out = await mkdtemp(path.join(dir, 'kf-'));
     const frames = await keyFrames(cuts, { max: 3, maxResolution: 160, dir: out });

@@ -266,7 +266,8 @@ export class TextChangeDetector {
       const sudden =
         jump >
         Math.max(this.opts.minChangedPixels, SUDDEN_SHARE * Math.max(count, ref.count), 3 * this.drift);
-      if (changed && !removal && !sudden) changed = false;
+      // A change this large is taken however it came (nothing is carried over for long).
+      if (changed && !removal && !sudden && moved <= 2 * limit) changed = false;
       if (!changed) this.drift += 0.3 * (Math.max(0, jump) - this.drift);
       this.lastMoved = moved;
     }

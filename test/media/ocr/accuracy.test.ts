@@ -127,7 +127,7 @@ beforeAll(async () => {
     const scratchDir = await mkdtemp(path.join(dir, `${name}-scratch-`));
     results.set(name, await ocrVideo(file, { scratchDir, fps: FPS }));
   }
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -142,7 +142,7 @@ function expectCaptionsRead(spec: VideoSpec, result: VideoOcrResult) {
   }
 }
 
-describe('OCR of generated videos', () => {
+describe('OCR of generated videos', { timeout: 60_000 }, () => {
   it('reads every caption over a moving fractal, boxed, outlined and plain, in five fonts', () => {
     const result = results.get('captionsAndLogo')!;
     expectCaptionsRead(captionsAndLogo, result);
