@@ -53,6 +53,8 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
       const force = setTimeout(() => runner.abortAll(), graceMs);
       force.unref();
       await jobs.queue.drain();
+      // Endings of the last jobs may still be committing (distributed queue): wait for them too.
+      await runner.settle();
       clearTimeout(force);
       await webhooks.stop();
     },

@@ -137,6 +137,7 @@ describe(`batched claims and endings (${mode} queue)`, () => {
     }
     // The same message three times (a redelivery racing the first), plus the others: one tick.
     await Promise.all([ids[0]!, ids[0]!, ids[1]!, ids[0]!, ids[2]!].map((id) => runner.runById(id)));
+    await runner.settle();
     for (const id of ids) {
       expect(await t.services.jobs.records.get(id)).toMatchObject({ status: 'completed', attempts: 1 });
       expect(runs.get(id)).toBe(1);
