@@ -128,7 +128,9 @@ describe('POST /v1/video/ocr', { timeout: 180_000 }, () => {
       { type: 'release', amount: 11 },
       { type: 'settled', amount: -11 },
     ]);
-    expect((await pollUntilEnded(main.t, apiKey, `/v1/video/ocr/${queued}`, 150_000)).status).toBe('completed');
+    expect((await pollUntilEnded(main.t, apiKey, `/v1/video/ocr/${queued}`, 150_000)).status).toBe(
+      'completed',
+    );
     expect(await balance(main.t, apiKey)).toBe(100 - 11 - 1);
   });
 
