@@ -116,7 +116,20 @@ interface Engine {
   onEnded(fn: (job: JobRow) => void): void;
 }
 
+/** Removes what a run left in Redis under its prefix (queue metadata of every job kind). */
+async function dropKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 500 })) {
+      if ((keys as string[]).length > 0) await redis.del(...(keys as string[]));
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
 async function withEngine<T>(distributed: boolean, fn: (e: Engine) => Promise<T>): Promise<T> {
+  const prefix = `bench-${randomBase62(8)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-bench-'));
   const db = distributed ? await scratchDatabase(PG_URL) : null;
   const env: Record<string, string> = {
@@ -124,7 +137,7 @@ async function withEngine<T>(distributed: boolean, fn: (e: Engine) => Promise<T>
     LOG_LEVEL: 'silent',
     UNFURL_RATE_LIMIT_RPS: '1000000',
     UNFURL_RATE_LIMIT_BURST: '1000000',
-    UNFURL_QUEUE_PREFIX: `bench-${randomBase62(8)}`,
+    UNFURL_QUEUE_PREFIX: prefix,
     UNFURL_JOB_POLL_MS: '500',
   };
   if (db) Object.assign(env, { DATABASE_URL: db.url, REDIS_URL });
@@ -148,6 +161,7 @@ async function withEngine<T>(distributed: boolean, fn: (e: Engine) => Promise<T>
     await processing.stop();
     await services.close();
     await db?.drop();
+    if (distributed) await dropKeys(prefix);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
