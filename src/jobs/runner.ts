@@ -190,7 +190,7 @@ export class JobRunner implements JobConsumer {
               controller.abort(new Error('lease lost'));
             }
           },
-          (err) => this.log.warn({ err, job: job.id }, 'lease renewal failed'),
+          (err) => this.log.warn({ err, jobId: job.id, kind: job.kind }, 'lease renewal failed'),
         ),
       Math.max(100, Math.floor(this.settings.leaseMs / 3)),
     );
@@ -229,7 +229,9 @@ export class JobRunner implements JobConsumer {
     } catch (err) {
       if (leaseLost) return;
       const c = classify(err);
-      if (c.code === 'internal_error') this.log.error({ err, job: job.id }, 'job failed');
+      const fields = { jobId: job.id, kind: job.kind, attempt: job.attempts, code: c.code };
+      if (c.code === 'internal_error') this.log.error({ ...fields, err }, 'job attempt failed');
+      else this.log.info({ ...fields, retryable: c.retryable, message: c.message }, 'job attempt failed');
       if (c.retryable && this.shutdown.signal.aborted) {
         // Cut short by our own shutdown, not by the job: that attempt does not count.
         await this.retry(job, 'interrupted by a worker shutdown', 0, true);
@@ -253,7 +255,7 @@ export class JobRunner implements JobConsumer {
       delayMs ?? this.settings.backoffBaseMs * 2 ** (job.attempts - 1) * (0.8 + Math.random() * 0.4);
     const runAt = Date.now() + Math.round(backoff);
     if (await this.records.requeue(job, this.workerId, runAt, message, refundAttempt)) {
-      this.log.info({ job: job.id, attempt: job.attempts, runAt }, 'job will be retried');
+      this.log.info({ jobId: job.id, kind: job.kind, attempt: job.attempts, runAt }, 'job will be retried');
       await this.queue.enqueue({
         id: job.id,
         kind: job.kind,
@@ -326,7 +328,10 @@ export class JobRunner implements JobConsumer {
     for (const job of await this.records.expiredLeases(now)) {
       if (job.attempts < job.max_attempts) {
         if (await this.records.requeueLost(job)) {
-          this.log.warn({ job: job.id, attempts: job.attempts }, 'lost job returned to the queue');
+          this.log.warn(
+            { jobId: job.id, kind: job.kind, attempts: job.attempts },
+            'lost job returned to the queue',
+          );
           await this.queue.enqueue({ id: job.id, kind: job.kind, runAt: Date.now(), attempt: job.attempts });
         }
         continue;

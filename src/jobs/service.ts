@@ -95,7 +95,7 @@ export class JobService {
       result_expires_at: null,
     };
     try {
-      if (estimate === 0 && !key) {
+      if (estimate === 0 && !key && !dedupeKey) {
         // Nothing to hold: the row alone is the job, and concurrent ones share one INSERT.
         await this.plainInserts.add(row);
       } else {
@@ -123,6 +123,11 @@ export class JobService {
       if (key && isUniqueViolation(err)) {
         const replay = await this.replay(req.accountId, key, requestHash);
         if (replay) return replay;
+      }
+      // Two identical requests raced while no job ran yet: the loser joins the winner's job.
+      if (dedupeKey && isUniqueViolation(err)) {
+        const live = await this.records.findLive(req.accountId, req.kind, dedupeKey);
+        if (live) return { jobId: live.id, created: false };
       }
       throw err;
     }

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m001 from './001-accounts-and-credits.js';
 import * as m002 from './002-jobs.js';
 import * as m003 from './003-job-items.js';
+import * as m004 from './004-live-dedupe.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '001-accounts-and-credits': m001,
   '002-jobs': m002,
   '003-job-items': m003,
+  '004-live-dedupe': m004,
 };
