@@ -1,6 +1,7 @@
 // Runs ffmpeg and ffprobe: the system binaries when installed (UNFURL_FFMPEG_PATH / UNFURL_FFPROBE_PATH
 // override), bounded in time, cancelled with the job's signal, stderr kept (tail) for error messages.
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 
 export interface RunOptions {
@@ -22,55 +23,95 @@ const STDERR_TAIL = 4000;
 export const ffmpegPath = () => process.env.UNFURL_FFMPEG_PATH?.trim() || 'ffmpeg';
 export const ffprobePath = () => process.env.UNFURL_FFPROBE_PATH?.trim() || 'ffprobe';
 
+/** A spawned tool under watch: killed on timeout or abort, stderr tail kept, its ending judged. */
+interface Supervised {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** Kills the tool; the first reason given is the one reported. */
+  stop(err: Error): void;
+  /** Resolves when the tool has exited (its exit code; null when it never started). */
+  closed: Promise<number | null>;
+  /** The error the run ended with, if any: a stop reason, or a non-zero exit. */
+  verdict(code: number | null): Error | null;
+  /** Stops watching (timer and abort listener). */
+  release(): void;
+  stderr(): string;
+}
+
+function supervise(
+  binary: string,
+  args: readonly string[],
+  options: { timeoutMs: number; signal?: AbortSignal; env?: Record<string, string> },
+): Supervised {
+  const { timeoutMs, signal } = options;
+  const env = options.env ? { ...process.env, ...options.env } : process.env;
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stderr = '';
+  let failure: Error | null = null;
+  const stop = (err: Error) => {
+    failure ??= err;
+    child.kill('SIGKILL');
+  };
+  const timer = setTimeout(
+    () => stop(new AppError('internal_error', `${binary} took longer than ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  const onAbort = () => stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+  });
+  const closed = new Promise<number | null>((resolve) => {
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      stop(err.code === 'ENOENT' ? new AppError('internal_error', notInstalled(binary)) : err);
+      resolve(null);
+    });
+    child.on('close', (code) => resolve(code));
+    // A killed tool's own children may hold its pipes open: once we stopped it, its exit is enough.
+    child.on('exit', (code) => {
+      if (failure) resolve(code);
+    });
+  });
+  return {
+    child,
+    stop,
+    closed,
+    verdict(code) {
+      if (failure) return failure;
+      if (code === 0) return null;
+      const last = stderr.trim().split('\n').slice(-3).join(' | ');
+      return new MediaToolError(`${binary} exited with ${code}: ${last}`, stderr);
+    },
+    release() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+    stderr: () => stderr,
+  };
+}
+
 /** Runs a media tool to its end; a non-zero exit, a timeout or an abort rejects with a clear message. */
-export function runTool(
+export async function runTool(
   binary: string,
   args: readonly string[],
   options: RunOptions = {},
 ): Promise<RunResult> {
   const { timeoutMs = 10 * 60_000, signal, maxStdoutBytes = 0 } = options;
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const env = options.env ? { ...process.env, ...options.env } : process.env;
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-    const out: Buffer[] = [];
-    let outBytes = 0;
-    let stderr = '';
-    let failure: Error | null = null;
-    const stop = (err: Error) => {
-      failure ??= err;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(
-      () => stop(new AppError('internal_error', `${binary} took longer than ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    const onAbort = () => stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (maxStdoutBytes <= 0) return;
-      outBytes += chunk.length;
-      if (outBytes > maxStdoutBytes)
-        stop(new AppError('payload_too_large', `${binary} wrote more than ${maxStdoutBytes} bytes`));
-      else out.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      stop(err.code === 'ENOENT' ? new AppError('internal_error', notInstalled(binary)) : err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (failure) return reject(failure);
-      if (code !== 0) {
-        const last = stderr.trim().split('\n').slice(-3).join(' | ');
-        return reject(new MediaToolError(`${binary} exited with ${code}: ${last}`, stderr));
-      }
-      resolve({ stdout: Buffer.concat(out), stderr });
-    });
+  if (signal?.aborted) throw signal.reason;
+  const run = supervise(binary, args, { timeoutMs, signal, env: options.env });
+  const out: Buffer[] = [];
+  let outBytes = 0;
+  run.child.stdout.on('data', (chunk: Buffer) => {
+    if (maxStdoutBytes <= 0) return;
+    outBytes += chunk.length;
+    if (outBytes > maxStdoutBytes)
+      run.stop(new AppError('payload_too_large', `${binary} wrote more than ${maxStdoutBytes} bytes`));
+    else out.push(chunk);
   });
+  const code = await run.closed;
+  run.release();
+  const err = run.verdict(code);
+  if (err) throw err;
+  return { stdout: Buffer.concat(out), stderr: run.stderr() };
 }
 
 function notInstalled(binary: string): string {
@@ -191,48 +232,22 @@ export async function* streamTool(
 ): AsyncGenerator<Buffer> {
   const { timeoutMs = 10 * 60_000, signal } = options;
   if (signal?.aborted) throw signal.reason;
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  let failure: Error | null = null;
-  const stop = (err: Error) => {
-    failure ??= err;
-    child.kill('SIGKILL');
-  };
-  const timer = setTimeout(
-    () => stop(new AppError('internal_error', `${binary} took longer than ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  const onAbort = () => stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-  signal?.addEventListener('abort', onAbort, { once: true });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
-  });
-  const closed = new Promise<number | null>((resolve) => {
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      stop(err.code === 'ENOENT' ? new AppError('internal_error', notInstalled(binary)) : err);
-      resolve(null);
-    });
-    child.on('close', (code) => resolve(code));
-  });
+  const run = supervise(binary, args, { timeoutMs, signal });
   let finished = false;
   try {
-    for await (const chunk of child.stdout) {
-      if (failure) break;
+    for await (const chunk of run.child.stdout) {
+      if (run.verdict(0)) break;
       yield chunk as Buffer;
     }
-    const code = await closed;
+    const code = await run.closed;
     finished = true;
-    if (failure) throw failure;
-    if (code !== 0) {
-      const last = stderr.trim().split('\n').slice(-3).join(' | ');
-      throw new MediaToolError(`${binary} exited with ${code}: ${last}`, stderr);
-    }
+    const err = run.verdict(code);
+    if (err) throw err;
   } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    run.release();
     if (!finished) {
-      child.kill('SIGKILL');
-      await closed;
+      run.child.kill('SIGKILL');
+      await run.closed;
     }
   }
 }
