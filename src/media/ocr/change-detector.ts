@@ -156,6 +156,33 @@ export function tickerShift(prev: Small, cur: Small): number {
   return best;
 }
 
+/** Rows with fewer new stable-edge pixels than this are texture, not text (analysis pixels). */
+const BAND_ROW_MIN = 3;
+/** …nor fewer than this share of the densest row's. */
+const BAND_ROW_SHARE = 0.3;
+/** Analysis rows added above and below the band (strokes' soft ends, accents, descenders). */
+const BAND_PAD = 6;
+
+/** The rows where text appeared, in frame pixels; null when they span most of the frame. */
+function appearedBand(rows: Uint16Array, h: number, factor: number): { top: number; height: number } | null {
+  // Text rows are dense with new edges; a moving picture leaves a sparse scatter over every row.
+  let most = 0;
+  for (let y = 0; y < h; y++) most = Math.max(most, rows[y]!);
+  const min = Math.max(BAND_ROW_MIN, BAND_ROW_SHARE * most);
+  let y0 = -1;
+  let y1 = -1;
+  for (let y = 0; y < h; y++) {
+    if (rows[y]! < min) continue;
+    if (y0 < 0) y0 = y;
+    y1 = y;
+  }
+  if (y0 < 0) return null;
+  const top = Math.max(0, y0 - BAND_PAD);
+  const bottom = Math.min(h, y1 + 1 + BAND_PAD);
+  if (bottom - top > 0.5 * h) return null;
+  return { top: Math.round(top * factor), height: Math.round((bottom - top) * factor) };
+}
+
 /** An appearing change must move at least this share of the map more than the frame before did. */
 const SUDDEN_SHARE = 0.15;
 /** A change is a removal when at most this share of the moved pixels are new (the rest vanished). */
@@ -176,6 +203,14 @@ export interface FrameVerdict {
    * ticker moved on.
    */
   removalOnly: boolean;
+  /** A ticker was seen lately: text is scrolling, so frames cannot be stacked over time. */
+  scrolling: boolean;
+  /**
+   * Rows (frame pixels) where new text appeared, padded; null when the whole frame must be read (no
+   * earlier reading, a ticker, or changes spread over most of the frame). Lines of the previous reading
+   * outside the band that are still shown carry over.
+   */
+  band: { top: number; height: number } | null;
   /** Whether a line the previous reading found (box in frame pixels) is still on screen. */
   stillShown(box: { left: number; top: number; width: number; height: number }): boolean;
 }
@@ -247,11 +282,16 @@ export class TextChangeDetector {
     let changed = true;
     let moved = count;
     let appeared = count;
+    const rowsAppeared = new Uint16Array(cur.h);
     if (ref && ref.map.length === map.length) {
       moved = 0;
       appeared = 0;
       for (let i = 0; i < map.length; i++) {
-        if (map[i] && !ref.grown[i]) appeared++;
+        if (map[i] && !ref.grown[i]) {
+          appeared++;
+          const row = (i / cur.w) | 0;
+          rowsAppeared[row] = rowsAppeared[row]! + 1;
+        }
         if (ref.map[i] && !grown[i]) moved++;
       }
       moved += appeared;
@@ -312,6 +352,17 @@ export class TextChangeDetector {
       // A line that left no stable edges (a ticker) cannot be judged this way: kept.
       return had === 0 || has >= 0.5 * had;
     };
-    return { frame, changed, stablePixels: count, movedPixels: moved, removalOnly, stillShown };
+    const scrolling = this.sinceTicker <= 4;
+    const band = before && !scrolling ? appearedBand(rowsAppeared, cur.h, factor) : null;
+    return {
+      frame,
+      changed,
+      stablePixels: count,
+      movedPixels: moved,
+      removalOnly,
+      scrolling,
+      band,
+      stillShown,
+    };
   }
 }

@@ -124,16 +124,20 @@ export function lightTextMask(
   return out;
 }
 
-/** The images tesseract reads for one frame. */
-export function ocrImages(frame: GrayFrame): OcrImage[] {
-  const scale = Math.min(frame.width, frame.height) < 720 ? 2 : 1;
-  const big = upscale(frame, scale);
+/**
+ * The images tesseract reads for one frame. `maskSource` (same size) is what the light-text masks are
+ * made from when it differs from the frame (a stack of frames with the moving picture blacked out).
+ */
+export function ocrImages(frame: GrayFrame, maskSource: GrayFrame = frame): OcrImage[] {
+  // The size of the video, not of a band cut out of it, decides whether text is small.
+  const scale = Math.min(frame.width, frame.height) < 720 && frame.width < 1280 ? 2 : 1;
+  const big = upscale(maskSource, scale);
   const W = frame.width * scale;
   const H = frame.height * scale;
   return [
     { pgm: pgmOf(frame.width, frame.height, frame.data), scale: 1 },
-    { pgm: pgmOf(W, H, lightTextMask(frame, scale, 'bright', big)), scale },
-    { pgm: pgmOf(W, H, lightTextMask(frame, scale, 'lifted', big)), scale },
+    { pgm: pgmOf(W, H, lightTextMask(maskSource, scale, 'bright', big)), scale },
+    { pgm: pgmOf(W, H, lightTextMask(maskSource, scale, 'lifted', big)), scale },
   ];
 }
 

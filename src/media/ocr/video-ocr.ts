@@ -11,7 +11,11 @@ import { type GrayFrame, sampleGrayFrames } from '../frames.js';
 import { type ChangeOptions, type FrameVerdict, TextChangeDetector } from './change-detector.js';
 import { mergeReadings, ocrImages } from './preprocess.js';
 import { buildSegments, type OcrSegment } from './segments.js';
+import { medianFrame } from './stack.js';
 import { type OcrLine, recogniseBatch, type TesseractOptions } from './tesseract.js';
+
+/** Frames stacked: a changed frame and the next two showing the same text (five read no better). */
+const STACK = 3;
 
 export interface VideoOcrOptions
   extends Pick<TesseractOptions, 'lang' | 'psm' | 'minWordConf' | 'minLineConf'> {
@@ -22,6 +26,10 @@ export interface VideoOcrOptions
   /** false: OCR every sampled frame (the naive baseline the bench compares with). Default true. */
   detectChanges?: boolean;
   change?: ChangeOptions;
+  /** Read only the band of rows where text appeared, carrying the other lines over (default true). */
+  cropToChange?: boolean;
+  /** Read the median of a changed frame and the next two showing the same text (default true). */
+  stackFrames?: boolean;
   /** tesseract processes at once (default: the cores, at most 4). */
   concurrency?: number;
   /** Frames per tesseract process (default 6): one model load per batch. */
@@ -54,6 +62,8 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
   const batchSize = Math.max(1, options.batchSize ?? 6);
   const detect = options.detectChanges ?? true;
   const detector = new TextChangeDetector(options.change);
+  const stacking = options.stackFrames ?? true;
+  const cropping = options.cropToChange ?? true;
   // A failing batch stops the others and the decoding.
   const inner = new AbortController();
   const onOuterAbort = () => inner.abort(options.signal?.reason);
@@ -63,7 +73,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
   const readings = new Map<number, OcrLine[]>();
   /** For every sampled frame, the OCR'd frame whose reading it takes. */
   const source: number[] = [];
-  type Item = { index: number; images: Array<{ path: string; scale: number }> };
+  type Item = { index: number; images: Array<{ path: string; scale: number }>; offsetTop: number };
   let batch: Item[] = [];
   const running = new Set<Promise<void>>();
   let failure: unknown = null;
@@ -83,7 +93,12 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
       let k = 0;
       for (const item of items) {
         const own = item.images.map((img) => ({ lines: lines[k++]!, scale: img.scale }));
-        readings.set(item.index, mergeReadings(own));
+        const merged = mergeReadings(own).map((l) =>
+          item.offsetTop ? { ...l, top: l.top + item.offsetTop, words: undefined } : l,
+        );
+        const pending = derived.get(item.index);
+        if (pending) pending.own = merged;
+        else readings.set(item.index, merged);
       }
       resolveDerived();
       ocrFrames += items.length;
@@ -107,37 +122,79 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     running.add(tracked);
   };
 
-  // Frames where text only went away: their reading is the previous one minus the lines no longer
-  // shown, worked out once that reading is known (then the maps the test needs are let go).
-  const derived = new Map<number, { from: number; stillShown: FrameVerdict['stillShown'] }>();
+  // Frames whose reading builds on the previous one, worked out once that one is known (then the maps
+  // the test needs are let go): where text only went away, the previous lines still shown; where text
+  // appeared in a band of rows that alone was read, those lines plus the previous ones outside the band
+  // still shown.
+  type Derived = {
+    from: number;
+    stillShown: FrameVerdict['stillShown'];
+    band?: { top: number; height: number };
+    own?: OcrLine[];
+  };
+  const derived = new Map<number, Derived>();
   function resolveDerived() {
     for (const [index, d] of derived) {
       const from = readings.get(d.from);
-      if (!from) break;
+      if (!from || (d.band && !d.own)) break;
+      const band = d.band;
+      const outside = (l: OcrLine) =>
+        !band || l.top + l.height <= band.top || l.top >= band.top + band.height;
+      const kept = from.filter((line) => outside(line) && d.stillShown(line));
       readings.set(
         index,
-        from.filter((line) => d.stillShown(line)),
+        [...kept, ...(d.own ?? [])].sort((a, b) => a.top - b.top || a.left - b.left),
       );
       derived.delete(index);
     }
   }
 
   let lastOcr = -1;
+  const ocrFrame = async (frame: GrayFrame, verdict?: FrameVerdict, from = -1, still = frame) => {
+    const band = cropping && from >= 0 ? verdict?.band : null;
+    const crop = (f: GrayFrame): GrayFrame => {
+      if (!band) return f;
+      const start = band.top * f.width;
+      return { ...f, height: band.height, data: f.data.slice(start, start + band.height * f.width) };
+    };
+    if (band) derived.set(frame.index, { from, stillShown: verdict!.stillShown, band });
+    const images = [];
+    for (const [v, image] of ocrImages(crop(frame), crop(still)).entries()) {
+      const file = path.join(options.scratchDir, `frame-${frame.index}-${v}.pgm`);
+      await writeFile(file, image.pgm);
+      images.push({ path: file, scale: image.scale });
+    }
+    batch.push({ index: frame.index, images, offsetTop: band ? band.top : 0 });
+    if (batch.length >= batchSize) await dispatch();
+  };
+  // A frame whose text changed waits for the next two (when they show the same text) and the median
+  // of the three is read instead (stack.ts); with change detection only, never for the naive baseline.
+  let stack: GrayFrame[] = [];
+  let stackVerdict: { verdict: FrameVerdict; from: number } | undefined;
+  const flushStack = async () => {
+    if (stack.length === 0) return;
+    const frames = stack;
+    stack = [];
+    const { calm, still } = medianFrame(frames);
+    await ocrFrame(calm, stackVerdict?.verdict, stackVerdict?.from, still);
+  };
   const take = async (frame: GrayFrame, changed: boolean, verdict?: FrameVerdict) => {
+    const stackable = verdict !== undefined && !changed && !verdict.scrolling;
+    if (stack.length > 0 && stackable) {
+      stack.push(frame);
+      if (stack.length >= STACK) await flushStack();
+    } else await flushStack();
     if (verdict?.removalOnly && lastOcr >= 0) {
       derived.set(frame.index, { from: lastOcr, stillShown: verdict.stillShown });
       lastOcr = frame.index;
       resolveDerived();
     } else if (changed || lastOcr < 0) {
-      const images = [];
-      for (const [v, image] of ocrImages(frame).entries()) {
-        const file = path.join(options.scratchDir, `frame-${frame.index}-${v}.pgm`);
-        await writeFile(file, image.pgm);
-        images.push({ path: file, scale: image.scale });
-      }
-      batch.push({ index: frame.index, images });
+      const from = lastOcr;
       lastOcr = frame.index;
-      if (batch.length >= batchSize) await dispatch();
+      if (verdict && !verdict.scrolling && stacking) {
+        stack = [frame];
+        stackVerdict = { verdict, from };
+      } else await ocrFrame(frame, verdict, from);
     }
     source[frame.index] = lastOcr;
   };
@@ -156,6 +213,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     if (detect && !failure) {
       const last = detector.finish();
       if (last) await take(last.frame, last.changed, last);
+      if (!failure) await flushStack();
     }
     if (!failure) await dispatch();
     await Promise.all(running);
