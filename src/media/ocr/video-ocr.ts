@@ -28,6 +28,8 @@ export interface VideoOcrOptions
   change?: ChangeOptions;
   /** Read only the band of rows where text appeared, carrying the other lines over (default true). */
   cropToChange?: boolean;
+  /** Read new text a second time on the next frames showing it, keeping the better reading (default true). */
+  readTwice?: boolean;
   /** Read the median of a changed frame and the next two showing the same text (default true). */
   stackFrames?: boolean;
   /** tesseract processes at once (default: the cores, at most 4). */
@@ -64,6 +66,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
   const detector = new TextChangeDetector(options.change);
   const stacking = options.stackFrames ?? true;
   const cropping = options.cropToChange ?? true;
+  const rereading = options.readTwice ?? true;
   // A failing batch stops the others and the decoding.
   const inner = new AbortController();
   const onOuterAbort = () => inner.abort(options.signal?.reason);
@@ -131,6 +134,8 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     stillShown: FrameVerdict['stillShown'];
     band?: { top: number; height: number };
     own?: OcrLine[];
+    /** A second reading of the same text: the better of each line's two readings is kept. */
+    vote?: boolean;
   };
   const derived = new Map<number, Derived>();
   function resolveDerived() {
@@ -140,6 +145,17 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
       const band = d.band;
       const outside = (l: OcrLine) =>
         !band || l.top + l.height <= band.top || l.top >= band.top + band.height;
+      if (d.vote) {
+        readings.set(
+          index,
+          mergeReadings([
+            { lines: from, scale: 1 },
+            { lines: d.own ?? [], scale: 1 },
+          ]),
+        );
+        derived.delete(index);
+        continue;
+      }
       const kept = from.filter((line) => outside(line) && d.stillShown(line));
       readings.set(
         index,
@@ -150,14 +166,20 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
   }
 
   let lastOcr = -1;
-  const ocrFrame = async (frame: GrayFrame, verdict?: FrameVerdict, from = -1, still = frame) => {
+  const ocrFrame = async (
+    frame: GrayFrame,
+    verdict?: FrameVerdict,
+    from = -1,
+    still = frame,
+    vote = false,
+  ) => {
     const band = cropping && from >= 0 ? verdict?.band : null;
     const crop = (f: GrayFrame): GrayFrame => {
       if (!band) return f;
       const start = band.top * f.width;
       return { ...f, height: band.height, data: f.data.slice(start, start + band.height * f.width) };
     };
-    if (band) derived.set(frame.index, { from, stillShown: verdict!.stillShown, band });
+    if (band) derived.set(frame.index, { from, stillShown: verdict!.stillShown, band, vote });
     const images = [];
     for (const [v, image] of ocrImages(crop(frame), crop(still)).entries()) {
       const file = path.join(options.scratchDir, `frame-${frame.index}-${v}.pgm`);
@@ -170,20 +192,38 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
   // A frame whose text changed waits for the next two (when they show the same text) and the median
   // of the three is read instead (stack.ts); with change detection only, never for the naive baseline.
   let stack: GrayFrame[] = [];
-  let stackVerdict: { verdict: FrameVerdict; from: number } | undefined;
+  let stackVerdict: { verdict: FrameVerdict; from: number; vote: boolean } | undefined;
+  // New text read in a band is read once more on the next stack of frames still showing it, and each
+  // line keeps the better of its two readings (one misread word no longer stands for the whole caption).
+  let reread: { verdict: FrameVerdict; from: number } | null = null;
   const flushStack = async () => {
     if (stack.length === 0) return;
     const frames = stack;
     stack = [];
     const { calm, still } = medianFrame(frames);
-    await ocrFrame(calm, stackVerdict?.verdict, stackVerdict?.from, still);
+    const sv = stackVerdict;
+    await ocrFrame(calm, sv?.verdict, sv?.from, still, sv?.vote);
+    if (rereading && sv && !sv.vote && sv.from >= 0 && sv.verdict.band && frames.length >= STACK)
+      reread = { verdict: sv.verdict, from: frames[0]!.index };
   };
   const take = async (frame: GrayFrame, changed: boolean, verdict?: FrameVerdict) => {
     const stackable = verdict !== undefined && !changed && !verdict.scrolling;
     if (stack.length > 0 && stackable) {
       stack.push(frame);
       if (stack.length >= STACK) await flushStack();
-    } else await flushStack();
+      source[frame.index] = lastOcr;
+      return;
+    }
+    await flushStack();
+    const again = reread;
+    reread = null;
+    if (again && stackable && stacking) {
+      lastOcr = frame.index;
+      stack = [frame];
+      stackVerdict = { verdict: again.verdict, from: again.from, vote: true };
+      source[frame.index] = lastOcr;
+      return;
+    }
     if (verdict?.removalOnly && lastOcr >= 0) {
       derived.set(frame.index, { from: lastOcr, stillShown: verdict.stillShown });
       lastOcr = frame.index;
@@ -193,7 +233,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
       lastOcr = frame.index;
       if (verdict && !verdict.scrolling && stacking) {
         stack = [frame];
-        stackVerdict = { verdict, from };
+        stackVerdict = { verdict, from, vote: false };
       } else await ocrFrame(frame, verdict, from);
     }
     source[frame.index] = lastOcr;
