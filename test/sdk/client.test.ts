@@ -150,11 +150,16 @@ describe('web', () => {
     for await (const page of client.crawlPages(jobId, { intervalMs: 50 })) urls.push(page.url);
     expect(urls.length).toBe(SITE_PAGES + 1);
     expect(new Set(urls).size).toBe(urls.length);
-    // More pages than fit one answer (100): the iterator asked again from where `next` pointed.
-    expect(requests.some((r) => /\/v1\/web\/crawl\/job_\w+\?skip=100$/.test(r))).toBe(true);
     const done = await client.waitForJob(jobId, { kind: 'crawl', intervalMs: 50 });
     expect(done.status).toBe('completed');
     expect(done.total).toBe(SITE_PAGES + 1);
+    // Read again once finished: more pages than fit one answer (100), so the iterator must ask
+    // again from where `next` pointed (while the crawl ran, answers were cut wherever it stood).
+    requests.length = 0;
+    const again: string[] = [];
+    for await (const page of client.crawlPages(jobId, { intervalMs: 50 })) again.push(page.url);
+    expect(again).toEqual(urls);
+    expect(requests.some((r) => /\/v1\/web\/crawl\/job_\w+\?skip=100$/.test(r))).toBe(true);
   });
 });
 
