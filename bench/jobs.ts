@@ -19,7 +19,7 @@ import { jobRoute } from '../src/http/job-route.js';
 import { startJobProcessing } from '../src/jobs/processing.js';
 import { createServices, type Services } from '../src/services.js';
 import { randomBase62 } from '../src/store/ids.js';
-import type { JobRow } from '../src/store/schema.js';
+import type { EndedJob } from '../src/jobs/records.js';
 import { type CpuSplit, cpuMeter } from './lib/cpu.js';
 import { scratchDatabase } from './lib/pg.js';
 
@@ -113,7 +113,7 @@ interface Engine {
   /** The scratch PostgreSQL database's name (distributed), for CPU accounting. */
   pgDatabase: string | null;
   /** Called with every job the runner has ended (after its final state committed). */
-  onEnded(fn: (job: JobRow) => void): void;
+  onEnded(fn: (job: EndedJob) => void): void;
 }
 
 /** Removes what a run left in Redis under its prefix (queue metadata of every job kind). */

@@ -104,7 +104,7 @@ export async function createServices(config: Config): Promise<Services> {
   if (config.checkout === 'test') provider = new TestCheckoutProvider(config.publicUrl);
   const keyPolicy = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
   const registry = new JobRegistry();
-  const records = new JobRecords(store.db, store.workerDb, store.dialect);
+  const records = new JobRecords(store.db, store.workerDb, store.dialect, store.pools);
   const queue: JobQueue = config.redisUrl
     ? new BullMqQueue(config.redisUrl, config.jobs.leaseMs, config.jobs.queuePrefix)
     : new EmbeddedQueue(config.jobs.pollMs);
@@ -187,6 +187,7 @@ export async function createServices(config: Config): Promise<Services> {
     jobs: { registry, records, items: new JobItems(store.db, store.workerDb), queue, service: jobService },
     async close() {
       for (const hook of closeHooks.reverse()) await hook().catch(() => {});
+      await jobService.flushed();
       await queue.close();
       await fetcher.close();
       await proxies.close();

@@ -3,8 +3,8 @@
 // only one worker can claim the SQL row. Retries are ours too: a retry is a new, delayed message.
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { MicroBatcher } from './micro-batch.js';
-import type { JobConsumer, JobQueue, QueuedJob } from './queue.js';
+import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
+import type { FreshJob, JobConsumer, JobQueue, QueuedJob } from './queue.js';
 
 export const bullQueueName = (kind: string) => `jobs-${kind}`;
 
@@ -23,7 +23,10 @@ export class BullMqQueue implements JobQueue {
     private readonly log: { error(obj: object, msg: string): void } = console,
   ) {
     // Producers fail fast when Redis is down; the sweeper re-sends jobs that never reached it.
-    this.producer = new Redis(redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    this.producer = new Redis(redisUrl, {
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: true,
+    });
   }
 
   private queue(kind: string): Queue {
@@ -35,26 +38,30 @@ export class BullMqQueue implements JobQueue {
     return q;
   }
 
-  /** Enqueues of one event-loop turn go to Redis as one pipeline per kind. */
+  /** Enqueues arriving together go to Redis as one pipeline per kind. */
   private batcher(kind: string): MicroBatcher<QueuedJob> {
     let b = this.batchers.get(kind);
     if (!b) {
-      b = new MicroBatcher<QueuedJob>(async (jobs) => {
-        await this.queue(kind).addBulk(
-          jobs.map((job) => ({
-            name: 'run',
-            data: { jobId: job.id },
-            opts: {
-              // One message per attempt; a repeated enqueue of the same attempt is ignored by BullMQ.
-              jobId: `${job.id}-a${job.attempt}${job.nonce ? `-${job.nonce}` : ''}`,
-              delay: Math.max(0, job.runAt - Date.now()),
-              removeOnComplete: true,
-              removeOnFail: 1000,
-              attempts: 1,
-            },
-          })),
-        );
-      });
+      b = new MicroBatcher<QueuedJob>(
+        async (jobs) => {
+          await this.queue(kind).addBulk(
+            jobs.map((job) => ({
+              name: 'run',
+              data: job.fresh ? { jobId: job.id, fresh: job.fresh } : { jobId: job.id },
+              opts: {
+                // One message per attempt; a repeated enqueue of the same attempt is ignored by BullMQ.
+                jobId: `${job.id}-a${job.attempt}${job.nonce ? `-${job.nonce}` : ''}`,
+                delay: Math.max(0, job.runAt - Date.now()),
+                removeOnComplete: true,
+                removeOnFail: 1000,
+                attempts: 1,
+              },
+            })),
+          );
+        },
+        500,
+        BATCHES_IN_FLIGHT,
+      );
       this.batchers.set(kind, b);
     }
     return b;
@@ -69,7 +76,10 @@ export class BullMqQueue implements JobQueue {
     for (const { kind, concurrency } of kinds) {
       const worker = new Worker(
         bullQueueName(kind),
-        async (message) => consumer.runById((message.data as { jobId: string }).jobId),
+        async (message) => {
+          const data = message.data as { jobId: string; fresh?: FreshJob };
+          return consumer.runById(data.jobId, data.fresh);
+        },
         {
           connection: this.workerConnection,
           prefix: this.prefix,

@@ -1,17 +1,25 @@
-// Gathers the items that arrive within one turn of the event loop and handles them in one call
-// (one multi-row INSERT, one Redis pipeline, one UPDATE … RETURNING): under load many callers share
-// a round trip and a commit, and when idle a lone item waits no longer than a setImmediate.
+// Gathers items that arrive together and handles them in one call (one multi-row INSERT, one Redis
+// pipeline, one UPDATE … RETURNING): under load many callers share a round trip and a commit, and
+// when idle a lone item waits no longer than a setImmediate.
+// With `maxInFlight`, at most that many calls run at once; items arriving meanwhile wait for the
+// next one, so batches grow with the load instead of the number of statements (each a round trip,
+// a parse and a commit).
 // `flushBatch` may answer one result per item, in item order; if it throws, every caller of that
 // batch gets the error (callers that must not fail with a neighbour retry alone).
+/** The jobs engine's batches in flight per batcher: enough to overlap a round trip, few statements. */
+export const BATCHES_IN_FLIGHT = 2;
+
 export class MicroBatcher<T, R = void> {
   private items: T[] = [];
   private waiters: Array<{ resolve(value: R): void; reject(err: unknown): void }> = [];
   private scheduled = false;
+  private inFlight = 0;
 
   constructor(
     // biome-ignore lint/suspicious/noConfusingVoidType: a batch of void calls answers nothing
     private readonly flushBatch: (items: T[]) => Promise<R[] | void>,
     private readonly maxBatch = 200,
+    private readonly maxInFlight = Number.POSITIVE_INFINITY,
   ) {}
 
   add(item: T): Promise<R> {
@@ -28,11 +36,10 @@ export class MicroBatcher<T, R = void> {
 
   private flush(): void {
     this.scheduled = false;
-    if (this.items.length === 0) return;
-    const items = this.items;
-    const waiters = this.waiters;
-    this.items = [];
-    this.waiters = [];
+    if (this.items.length === 0 || this.inFlight >= this.maxInFlight) return;
+    const items = this.items.splice(0, this.maxBatch);
+    const waiters = this.waiters.splice(0, this.maxBatch);
+    this.inFlight++;
     // A synchronous throw in flushBatch must reach the waiters too, not escape into setImmediate.
     Promise.resolve()
       .then(() => this.flushBatch(items))
@@ -43,6 +50,11 @@ export class MicroBatcher<T, R = void> {
         (err) => {
           for (const w of waiters) w.reject(err);
         },
-      );
+      )
+      .finally(() => {
+        this.inFlight--;
+        // What gathered meanwhile goes next (or more, if a full batch is still waiting).
+        if (this.items.length > 0) this.flush();
+      });
   }
 }

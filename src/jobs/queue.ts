@@ -10,6 +10,21 @@ export interface QueuedJob {
   attempt: number;
   /** Makes the queue entry distinct from an earlier one of the same attempt. */
   nonce?: string;
+  /**
+   * A just-accepted job with nothing held and no webhook, as recorded: a worker can start it from
+   * the message alone and write its row once, at the end (see JobRunner.runById).
+   */
+  fresh?: FreshJob;
+}
+
+/** What a worker needs to run a first attempt without reading the job's row. */
+export interface FreshJob {
+  kind: string;
+  accountId: string;
+  /** The input as recorded (JSON text). */
+  input: string;
+  maxAttempts: number;
+  createdAt: number;
 }
 
 /** What the queue calls back into: the runner. */
@@ -18,8 +33,11 @@ export interface JobConsumer {
   claimDue(kind: string, limit: number): Promise<JobRow[]>;
   /** Runs a claimed job to its end (completed, failed, or back to queued). */
   run(job: JobRow): Promise<void>;
-  /** Claims a job by id, waiting out a dead worker's lease, then runs it (distributed queue). */
-  runById(jobId: string): Promise<void>;
+  /**
+   * Claims a job by id, waiting out a dead worker's lease, then runs it (distributed queue). With
+   * `fresh`, a first attempt starts at once and is claimed only if it runs long enough to be seen.
+   */
+  runById(jobId: string, fresh?: FreshJob): Promise<void>;
 }
 
 export interface JobQueue {

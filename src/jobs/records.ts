@@ -1,7 +1,8 @@
 // SQL of the jobs table: the truth the API reads. Every state change is a guarded UPDATE so that
 // two workers can never both move the same job.
-import { type Insertable, sql } from 'kysely';
-import type { Db, Dialect, Tx } from '../store/db.js';
+import { CompiledQuery, type Insertable, sql } from 'kysely';
+import type pg from 'pg';
+import type { Db, Dialect, PgPools, Tx } from '../store/db.js';
 import type { JobRow, JobStatus, JobsTable } from '../store/schema.js';
 
 /** Columns a just-accepted job leaves empty (insertMany's short form writes none of them). */
@@ -28,6 +29,79 @@ export interface JobOutcome {
   cost: number;
 }
 
+/** A job to claim by id; `startedAt` when its worker began the attempt before claiming it. */
+export interface Claim {
+  id: string;
+  startedAt?: number;
+}
+
+interface Statement {
+  name: string;
+  text: string;
+}
+
+// PostgreSQL statements of the engine's hot path: a batch of rows as one JSON parameter. Those that
+// change rows by id write their state guards as `status || ''`: the rows must be found through the
+// primary key. Left indexable, the planner (without statistics, as on a fresh table) walks
+// jobs_claim's 'queued' or 'active' range instead, which under load holds every backlog row, or the
+// dead entries of every job since the last vacuum.
+
+/** $1: fresh job rows (JSON array of objects keyed by column). */
+const INSERT_MANY: Statement = {
+  name: 'unfurl_jobs_insert_many',
+  text: `insert into jobs (id, account_id, kind, status, input, max_attempts, held, webhook_url, dedupe_key,
+      run_at, created_at)
+    select id, account_id, kind, status, input, max_attempts, coalesce(held, 0), webhook_url, dedupe_key,
+      run_at, created_at
+    from json_populate_recordset(null::jobs, $1::json)`,
+};
+
+/**
+ * `claimManyById`. $1: [{id, started_at}], $2: worker id, $3: lease end, $4: now. Takes rows that
+ * are due, or whose lease ran out, with attempts left; answers the claimed rows.
+ */
+const CLAIM_MANY: Statement = {
+  name: 'unfurl_jobs_claim_many',
+  text: `update jobs as j set status = 'active', attempts = j.attempts + 1, locked_by = $2,
+      locked_until = $3, started_at = coalesce(j.started_at, v.started_at)
+    from json_to_recordset($1::json) as v(id text, started_at bigint)
+    where j.id = v.id and j.attempts < j.max_attempts
+      and ((j.status || '' = 'queued' and j.run_at <= $4)
+        or (j.status || '' = 'active' and j.locked_until < $4))
+    returning j.*`,
+};
+
+/**
+ * `finishMany`. $1: [{id, status, result, error, error_code, cost, started_at, held_as, attempts}],
+ * $2: now, $3: result expiry, $4: worker id. Each row is guarded as `finish` guards it: held by
+ * this worker (`held_as` active), or still queued at the attempt count its worker started from.
+ */
+const FINISH_MANY: Statement = {
+  name: 'unfurl_jobs_finish_many',
+  text: `update jobs as j set
+      status = v.status, result = v.result, error = v.error, error_code = v.error_code, cost = v.cost,
+      completed_at = $2, duration_ms = $2 - coalesce(j.started_at, v.started_at),
+      started_at = coalesce(j.started_at, v.started_at),
+      attempts = j.attempts + (case when v.held_as = 'queued' then 1 else 0 end),
+      result_expires_at = $3, locked_by = null, locked_until = null
+    from json_to_recordset($1::json) as v(id text, status text, result text, error text,
+      error_code text, cost bigint, started_at bigint, held_as text, attempts int)
+    where j.id = v.id and j.status || '' = v.held_as
+      and ((v.held_as = 'active' and j.locked_by = $4)
+        or (v.held_as = 'queued' and j.attempts = v.attempts and j.locked_by is null))
+    returning j.id, j.kind, j.status, j.webhook_url`,
+};
+
+/** Each claimed id once (its first claim wins), with the start time to record. */
+function startTimes(claims: readonly Claim[], now: number): Map<string, number> {
+  const starts = new Map<string, number>();
+  for (const c of claims) if (!starts.has(c.id)) starts.set(c.id, c.startedAt ?? now);
+  return starts;
+}
+
+/** What is known of a job that ended (all a batched ending returns). */
+export type EndedJob = Pick<JobRow, 'id' | 'kind' | 'status' | 'webhook_url'>;
+
 export interface FinishItem {
   job: JobRow;
   outcome: JobOutcome;
@@ -39,6 +113,8 @@ export class JobRecords {
     /** For worker-side writes (see Store.workerDb). */
     private readonly workerDb: Db,
     readonly dialect: Dialect,
+    /** PostgreSQL: the pools under `db` and `workerDb`, for prepared statements. */
+    private readonly pools?: PgPools,
   ) {}
 
   get(jobId: string, db: Db | Tx = this.db): Promise<JobRow | undefined> {
@@ -86,8 +162,8 @@ export class JobRecords {
 
   /**
    * Records new jobs in one statement. On PostgreSQL, fresh rows (nothing run yet) go in as one
-   * INSERT … SELECT FROM unnest(arrays): the same short statement whatever the batch size, instead
-   * of a parameter per cell to send, parse and plan.
+   * prepared INSERT … SELECT FROM json_populate_recordset($1): the same statement whatever the
+   * batch size, one parameter to send.
    */
   async insertMany(rows: ReadonlyArray<Insertable<JobsTable>>, db: Db | Tx = this.db): Promise<void> {
     if (rows.length === 0) return;
@@ -98,58 +174,60 @@ export class JobRecords {
       await db.insertInto('jobs').values(rows).execute();
       return;
     }
-    const col = <V>(pick: (r: Insertable<JobsTable>) => V) => rows.map(pick);
-    await sql`
-      insert into jobs (id, account_id, kind, status, input, max_attempts, held, webhook_url, dedupe_key,
-        run_at, created_at)
-      select * from unnest(
-        ${col((r) => r.id)}::text[], ${col((r) => r.account_id)}::text[], ${col((r) => r.kind)}::text[],
-        ${col((r) => r.status)}::text[], ${col((r) => r.input)}::text[], ${col((r) => r.max_attempts)}::int[],
-        ${col((r) => r.held ?? 0)}::bigint[], ${col((r) => r.webhook_url ?? null)}::text[],
-        ${col((r) => r.dedupe_key ?? null)}::text[], ${col((r) => r.run_at)}::bigint[],
-        ${col((r) => r.created_at)}::bigint[]
-      )`.execute(db);
+    await this.hot(INSERT_MANY, [JSON.stringify(rows)], db === this.db ? this.pools?.api : undefined, db);
   }
 
   /**
    * Takes a specific job if it is due, or if its previous worker's lease ran out. Counts an attempt.
    */
   async claimById(jobId: string, workerId: string, leaseMs: number): Promise<JobRow | undefined> {
-    return (await this.claimManyById([jobId], workerId, leaseMs))[0];
+    return (await this.claimManyById([{ id: jobId }], workerId, leaseMs))[0];
   }
 
   /**
    * `claimById` for many jobs in one statement (one round trip, one commit): the rows this worker
-   * took; ids that are not claimable now (held, not due, ended, out of attempts) are left out.
+   * took; ids that are not claimable now (held, not due, ended, out of attempts) are left out. A
+   * claim's `startedAt` is when its worker began the attempt, if earlier than now.
    */
-  claimManyById(jobIds: readonly string[], workerId: string, leaseMs: number): Promise<JobRow[]> {
-    const ids = [...new Set(jobIds)];
-    if (ids.length === 0) return Promise.resolve([]);
+  claimManyById(claims: readonly Claim[], workerId: string, leaseMs: number): Promise<JobRow[]> {
     const now = Date.now();
+    const unique = startTimes(claims, now);
+    if (unique.size === 0) return Promise.resolve([]);
     if (this.dialect === 'pg') {
-      return this.claimSql(ids, workerId, leaseMs, now)
-        .execute(this.workerDb)
-        .then((r) => r.rows);
+      const claimsJson = JSON.stringify(
+        [...unique].map(([id, startedAt]) => ({ id, started_at: startedAt })),
+      );
+      return this.hot<JobRow>(
+        CLAIM_MANY,
+        [claimsJson, workerId, now + leaseMs, now],
+        this.pools?.worker,
+        this.workerDb,
+      );
     }
-    return this.workerDb
-      .updateTable('jobs')
-      .set({
-        status: 'active',
-        attempts: sql`attempts + 1`,
-        locked_by: workerId,
-        locked_until: now + leaseMs,
-        started_at: sql`coalesce(started_at, ${now})`,
-      })
-      .where('id', 'in', ids)
-      .where(sql<boolean>`attempts < max_attempts`)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)]),
-          eb.and([eb('status', '=', 'active'), eb('locked_until', '<', now)]),
-        ]),
-      )
-      .returningAll()
-      .execute();
+    // SQLite claims one job at a time here (the embedded queue claims in claimDue).
+    return Promise.all(
+      [...unique].map(([id, startedAt]) =>
+        this.workerDb
+          .updateTable('jobs')
+          .set({
+            status: 'active',
+            attempts: sql`attempts + 1`,
+            locked_by: workerId,
+            locked_until: now + leaseMs,
+            started_at: sql`coalesce(started_at, ${startedAt})`,
+          })
+          .where('id', '=', id)
+          .where(sql<boolean>`attempts < max_attempts`)
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)]),
+              eb.and([eb('status', '=', 'active'), eb('locked_until', '<', now)]),
+            ]),
+          )
+          .returningAll()
+          .executeTakeFirst(),
+      ),
+    ).then((rows) => rows.filter((r): r is JobRow => r !== undefined));
   }
 
   /**
@@ -197,7 +275,12 @@ export class JobRecords {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  /** Ends a held job as completed or failed; the final row, or undefined if this worker lost it. */
+  /**
+   * Ends a job as completed or failed; the final row, or undefined if this worker lost it. `job` is
+   * the row as this worker holds it: `active` under its lease, or `queued` for a first attempt run
+   * straight from its queue message (ended only if nobody touched the row meanwhile; the attempt is
+   * counted and its start recorded here).
+   */
   finish(
     db: Db | Tx,
     job: JobRow,
@@ -206,7 +289,8 @@ export class JobRecords {
     resultTtlMs: number,
   ): Promise<JobRow | undefined> {
     const now = Date.now();
-    return db
+    const unclaimed = job.status === 'queued';
+    let q = db
       .updateTable('jobs')
       .set({
         status: outcome.status,
@@ -219,20 +303,21 @@ export class JobRecords {
         result_expires_at: now + resultTtlMs,
         locked_by: null,
         locked_until: null,
+        ...(unclaimed && { attempts: sql`attempts + 1`, started_at: job.started_at }),
       })
-      .where('id', '=', job.id)
-      .where('status', '=', 'active')
-      .where('locked_by', '=', workerId)
-      .returningAll()
-      .executeTakeFirst();
+      .where('id', '=', job.id);
+    q = unclaimed
+      ? q.where('status', '=', 'queued').where('attempts', '=', job.attempts).where('locked_by', 'is', null)
+      : q.where('status', '=', 'active').where('locked_by', '=', workerId);
+    return q.returningAll().executeTakeFirst();
   }
 
   /**
-   * `finish` for many held jobs in one statement (PostgreSQL: one round trip, one commit; each row
-   * keeps its own guard, so a job this worker lost is left alone). Only for endings that need
-   * nothing else in their transaction: no credits held, no webhook. The rows that ended.
+   * `finish` for many jobs in one statement (PostgreSQL: one round trip, one commit; each row keeps
+   * its own guard, so a job this worker lost is left alone). Only for endings that need nothing
+   * else in their transaction: no credits held, no webhook. The rows that ended.
    */
-  async finishMany(ends: readonly FinishItem[], workerId: string, resultTtlMs: number): Promise<JobRow[]> {
+  async finishMany(ends: readonly FinishItem[], workerId: string, resultTtlMs: number): Promise<EndedJob[]> {
     if (ends.length === 0) return [];
     const now = Date.now();
     if (this.dialect !== 'pg') {
@@ -241,76 +326,34 @@ export class JobRecords {
       );
       return rows.filter((r): r is JobRow => r !== undefined);
     }
-    const r = await this.finishSql(ends, workerId, resultTtlMs, now).execute(this.workerDb);
-    return r.rows;
-  }
-
-  // PostgreSQL statements that change rows by id write their state guards as `status || ''`: the
-  // rows must be found through the primary key. Left indexable, the planner (without statistics,
-  // as on a fresh table) walks jobs_claim's 'queued' or 'active' range instead, which under load
-  // holds every backlog row, or the dead entries of every job since the last vacuum.
-
-  /** PostgreSQL: `claimManyById` as one UPDATE … WHERE id = ANY($1) RETURNING the claimed rows. */
-  private claimSql(ids: readonly string[], workerId: string, leaseMs: number, now: number) {
-    return sql<JobRow>`
-      update jobs set status = 'active', attempts = attempts + 1, locked_by = ${workerId},
-        locked_until = ${now + leaseMs}, started_at = coalesce(started_at, ${now})
-      where id = any(${ids}::text[]) and attempts < max_attempts
-        and ((status || '' = 'queued' and run_at <= ${now})
-          or (status || '' = 'active' and locked_until < ${now}))
-      returning *`;
-  }
-
-  /** PostgreSQL: the guarded endings of `ends` as one UPDATE … FROM unnest(…) RETURNING the ended rows. */
-  private finishSql(ends: readonly FinishItem[], workerId: string, resultTtlMs: number, now: number) {
-    const col = <V>(pick: (e: FinishItem) => V) => ends.map(pick);
-    return sql<JobRow>`
-      update jobs as j set
-        status = v.status, result = v.result, error = v.error, error_code = v.error_code,
-        cost = v.cost, completed_at = ${now}, duration_ms = v.duration_ms,
-        result_expires_at = ${now + resultTtlMs}, locked_by = null, locked_until = null
-      from unnest(
-        ${col((e) => e.job.id)}::text[], ${col((e) => e.outcome.status)}::text[],
-        ${col((e) => (e.outcome.result === undefined ? null : JSON.stringify(e.outcome.result)))}::text[],
-        ${col((e) => e.outcome.error ?? null)}::text[], ${col((e) => e.outcome.errorCode ?? null)}::text[],
-        ${col((e) => e.outcome.cost)}::bigint[], ${col((e) => now - (e.job.started_at ?? now))}::bigint[]
-      ) as v(id, status, result, error, error_code, cost, duration_ms)
-      where j.id = any(${col((e) => e.job.id)}::text[]) and j.id = v.id
-        and j.status || '' = 'active' and j.locked_by = ${workerId}
-      returning j.*`;
+    const endsJson = JSON.stringify(
+      ends.map((e) => ({
+        id: e.job.id,
+        status: e.outcome.status,
+        result: e.outcome.result === undefined ? null : JSON.stringify(e.outcome.result),
+        error: e.outcome.error ?? null,
+        error_code: e.outcome.errorCode ?? null,
+        cost: e.outcome.cost,
+        started_at: e.job.started_at ?? now,
+        held_as: e.job.status,
+        attempts: e.job.attempts,
+      })),
+    );
+    return this.hot<EndedJob>(
+      FINISH_MANY,
+      [endsJson, now, now + resultTtlMs, workerId],
+      this.pools?.worker,
+      this.workerDb,
+    );
   }
 
   /**
-   * PostgreSQL: `finishMany(ends)` and `claimManyById(claimIds)` in one statement (two
-   * data-modifying CTEs): a worker's endings and next claims share a round trip and a commit.
-   * The two sets must not share a job (a row changed twice in one statement keeps one change).
+   * Runs one of the engine's hot statements (PostgreSQL): given a pool, as a named prepared
+   * statement (parsed and planned once per connection, not once per batch); else through `db`.
    */
-  async finishAndClaim(
-    ends: readonly FinishItem[],
-    claimIds: readonly string[],
-    workerId: string,
-    leaseMs: number,
-    resultTtlMs: number,
-  ): Promise<{ ended: JobRow[]; claimed: JobRow[] }> {
-    const ids = [...new Set(claimIds)];
-    if (this.dialect !== 'pg' || ends.length === 0 || ids.length === 0) {
-      const [ended, claimed] = await Promise.all([
-        this.finishMany(ends, workerId, resultTtlMs),
-        this.claimManyById(ids, workerId, leaseMs),
-      ]);
-      return { ended, claimed };
-    }
-    const claiming = new Set(ids);
-    if (ends.some((e) => claiming.has(e.job.id))) throw new Error('a job cannot end and be claimed at once');
-    const now = Date.now();
-    const r = await sql<JobRow & { ended: boolean }>`
-      with f as (${this.finishSql(ends, workerId, resultTtlMs, now)}),
-      c as (${this.claimSql(ids, workerId, leaseMs, now)})
-      select true as ended, f.* from f union all select false as ended, c.* from c`.execute(this.workerDb);
-    const ended: JobRow[] = [];
-    const claimed: JobRow[] = [];
-    for (const { ended: isEnd, ...row } of r.rows) (isEnd ? ended : claimed).push(row as JobRow);
-    return { ended, claimed };
+  private async hot<R>(statement: Statement, values: unknown[], pool: pg.Pool | undefined, db: Db | Tx) {
+    if (pool) return (await pool.query<R & pg.QueryResultRow>({ ...statement, values })).rows as R[];
+    return (await db.executeQuery<R>(CompiledQuery.raw(statement.text, values))).rows;
   }
 
   /** Fails a job that is not held by anyone (lease ran out with no attempts left). */

@@ -10,9 +10,9 @@ import type { Db, Tx } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { JobRow } from '../store/schema.js';
-import { MicroBatcher } from './micro-batch.js';
-import type { JobConsumer, JobQueue } from './queue.js';
-import type { FinishItem, JobOutcome, JobRecords } from './records.js';
+import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
+import type { FreshJob, JobConsumer, JobQueue } from './queue.js';
+import type { Claim, EndedJob, FinishItem, JobOutcome, JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
 import { type JobContext, JobError } from './types.js';
 import { enqueueWebhook } from './webhooks.js';
@@ -21,10 +21,15 @@ export interface RunnerSettings {
   leaseMs: number;
   backoffBaseMs: number;
   resultTtlMs: number;
+  /**
+   * How long a first attempt run straight from its queue message (nothing held, no webhook) may
+   * go before its row is claimed and shows `active` (default 100 ms). Shorter jobs write their
+   * row once, at the end.
+   */
+  claimAfterMs?: number;
 }
 
-/** One of the worker's batched row changes: claim a job by id, or end a held one. */
-type WorkerWrite = { claim: string; end?: undefined } | { end: FinishItem; claim?: undefined };
+const CLAIM_AFTER_MS = 100;
 
 interface Logger {
   info(obj: object, msg: string): void;
@@ -52,6 +57,34 @@ export function classify(err: unknown): { retryable: boolean; code: string; mess
   return { retryable: true, code: 'internal_error', message: 'internal error while running the job' };
 }
 
+/** A fresh job's row as accepted (what `JobService.submit` recorded), from its queue message. */
+function freshRow(id: string, fresh: FreshJob): JobRow {
+  return {
+    id,
+    account_id: fresh.accountId,
+    kind: fresh.kind,
+    status: 'queued',
+    input: fresh.input,
+    result: null,
+    error: null,
+    error_code: null,
+    attempts: 0,
+    max_attempts: fresh.maxAttempts,
+    held: 0,
+    cost: null,
+    webhook_url: null,
+    dedupe_key: null,
+    run_at: fresh.createdAt,
+    locked_by: null,
+    locked_until: null,
+    created_at: fresh.createdAt,
+    started_at: null,
+    completed_at: null,
+    duration_ms: null,
+    result_expires_at: null,
+  };
+}
+
 export class JobRunner implements JobConsumer {
   readonly workerId = newId('job').replace('job_', `w_${process.pid}_`);
   private readonly shutdown = new AbortController();
@@ -59,36 +92,39 @@ export class JobRunner implements JobConsumer {
   private readonly pendingEnds = new Set<Promise<void>>();
   /** Aborts of the running jobs, called when shutdown is forced. */
   private readonly onShutdown = new Set<() => void>();
-  onEnded: (job: JobRow) => void = () => {};
+  onEnded: (job: EndedJob) => void = () => {};
   /** SQLite: endings share commits (one writer, a cost per commit). PostgreSQL: one each. */
   private readonly endings: GroupCommit | null;
   /**
-   * The worker's own row changes arriving together — claims by id (the distributed queue delivers
-   * one id per message) and endings that touch nothing but the job row (nothing held, no webhook;
-   * billed or webhook endings keep their own transaction) — go to the database as one statement
-   * on PostgreSQL. A job id twice among the claims is given to its first caller only.
+   * Claims by id arriving together (the distributed queue delivers one id per message) go to the
+   * database as one statement on PostgreSQL. A job id twice among them goes to its first caller.
    */
-  private readonly writes = new MicroBatcher<WorkerWrite, JobRow | undefined>(async (batch) => {
-    const ends = batch.flatMap((w) => (w.end ? [w.end] : []));
-    const ending = new Set(ends.map((e) => e.job.id));
-    // A job ending here cannot be claimed too (a late duplicate delivery): that claim gets nothing.
-    const claimIds = batch.flatMap((w) => (w.claim && !ending.has(w.claim) ? [w.claim] : []));
-    const { ended, claimed } = await this.records.finishAndClaim(
-      ends,
-      claimIds,
-      this.workerId,
-      this.settings.leaseMs,
-      this.settings.resultTtlMs,
-    );
-    const endedById = new Map(ended.map((r) => [r.id, r]));
-    const claimedById = new Map(claimed.map((r) => [r.id, r]));
-    return batch.map((w) => {
-      if (w.end) return endedById.get(w.end.job.id);
-      const row = claimedById.get(w.claim!);
-      claimedById.delete(w.claim!);
-      return row;
-    });
-  }, 256);
+  private readonly claims = new MicroBatcher<Claim, JobRow | undefined>(
+    async (batch) => {
+      const rows = await this.records.claimManyById(batch, this.workerId, this.settings.leaseMs);
+      const claimed = new Map(rows.map((r) => [r.id, r]));
+      return batch.map((c) => {
+        const row = claimed.get(c.id);
+        claimed.delete(c.id);
+        return row;
+      });
+    },
+    256,
+    BATCHES_IN_FLIGHT,
+  );
+  /**
+   * Endings that touch nothing but the job row (nothing held, no webhook; billed or webhook endings
+   * keep their own transaction) arriving together: one statement on PostgreSQL.
+   */
+  private readonly plainEnds = new MicroBatcher<FinishItem, EndedJob | undefined>(
+    async (batch) => {
+      const rows = await this.records.finishMany(batch, this.workerId, this.settings.resultTtlMs);
+      const ended = new Map(rows.map((r) => [r.id, r]));
+      return batch.map((e) => ended.get(e.job.id));
+    },
+    256,
+    BATCHES_IN_FLIGHT,
+  );
 
   constructor(
     private readonly db: Db,
@@ -108,7 +144,8 @@ export class JobRunner implements JobConsumer {
     return this.records.claimDue(kind, limit, this.workerId, this.settings.leaseMs);
   }
 
-  async runById(jobId: string): Promise<void> {
+  async runById(jobId: string, fresh?: FreshJob): Promise<void> {
+    if (fresh) return this.run(freshRow(jobId, fresh), true);
     for (let tries = 0; tries < 20 && !this.shutdown.signal.aborted; tries++) {
       const job = await this.claim(jobId);
       // The queue's message is done once the job ran: its end is recorded meanwhile (see run).
@@ -131,10 +168,13 @@ export class JobRunner implements JobConsumer {
   }
 
   /** A claim in the shared batch; if the batch fails (a neighbour's fault or a blip), alone. */
-  private claim(jobId: string): Promise<JobRow | undefined> {
-    return this.writes
-      .add({ claim: jobId })
-      .catch(() => this.records.claimById(jobId, this.workerId, this.settings.leaseMs));
+  private claim(jobId: string, startedAt?: number): Promise<JobRow | undefined> {
+    const claim = { id: jobId, startedAt };
+    return this.claims
+      .add(claim)
+      .catch(() =>
+        this.records.claimManyById([claim], this.workerId, this.settings.leaseMs).then((rows) => rows[0]),
+      );
   }
 
   /** Awaits a job's ending, or (detached) tracks it for `settle()` and logs its failure. */
@@ -159,51 +199,99 @@ export class JobRunner implements JobConsumer {
   }
 
   /**
-   * Runs a claimed job to its end. With `detachEnd` (the distributed queue) it answers once the
-   * handler is done and its ending is handed on, not committed: the queue completes its message
-   * while the end commits, one round trip fewer per job. Nothing is lost if this process dies in
-   * between: the row is still `active` under a lease, and a job's end and its billing commit
-   * together, so it runs again and is billed once. `settle()` waits for handed-on endings.
+   * Runs a job to its end: a claimed one (`active` under this worker's lease), or a first attempt
+   * straight from its queue message (`queued`, nothing held, no webhook), which is claimed only if
+   * it runs longer than `claimAfterMs`, fails, or asks for a hold; until then its queue message is
+   * its lease, and its end is its row's only write, guarded so that it lands only if nobody else
+   * touched the row.
+   *
+   * With `detachEnd` (the distributed queue) it answers once the handler is done and its ending is
+   * handed on, not committed: the queue completes its message while the end commits, one round
+   * trip fewer per job. Nothing is lost if this process dies in between: the row is still
+   * `queued`, or `active` under a lease, and a job's end and its billing commit together, so it
+   * runs again and is billed once. `settle()` waits for handed-on endings.
    */
-  async run(job: JobRow, detachEnd = false): Promise<void> {
+  async run(claimedOrFresh: JobRow, detachEnd = false): Promise<void> {
+    let job = claimedOrFresh;
     const kind = this.registry.get(job.kind);
     if (!kind) {
       await this.end(job, { ok: false, code: 'internal_error', message: `no handler for ${job.kind}` });
       return;
     }
-    const controller = new AbortController();
+    // The handler's abort signal is made when it first looks at it: most short jobs never do.
+    let controller: AbortController | undefined;
+    let abortReason: unknown;
+    const abort = (reason: unknown) => {
+      abortReason ??= reason;
+      controller?.abort(reason);
+    };
+    const signal = () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (abortReason !== undefined) controller.abort(abortReason);
+      }
+      return controller.signal;
+    };
     const timeoutMs = kind.timeoutMs ?? 10 * 60_000;
-    const timeout = setTimeout(
-      () => controller.abort(new AppError('upstream_error', 'job timed out')),
-      timeoutMs,
-    );
-    const onShutdown = () => controller.abort(new AppError('service_unavailable', 'worker shutting down'));
+    const timeout = setTimeout(() => abort(new AppError('upstream_error', 'job timed out')), timeoutMs);
+    const onShutdown = () => abort(new AppError('service_unavailable', 'worker shutting down'));
     // A plain set, not an event listener: adding and removing one per job is the cheaper way.
     this.onShutdown.add(onShutdown);
     let leaseLost = false;
-    const heartbeat = setInterval(
-      () =>
-        void this.records.heartbeat(job.id, this.workerId, this.settings.leaseMs).then(
-          (held) => {
-            if (!held) {
-              leaseLost = true;
-              controller.abort(new Error('lease lost'));
-            }
-          },
-          (err) => this.log.warn({ err, jobId: job.id, kind: job.kind }, 'lease renewal failed'),
-        ),
-      Math.max(100, Math.floor(this.settings.leaseMs / 3)),
-    );
+    const loseLease = (why: string) => {
+      leaseLost = true;
+      abort(new Error(why));
+    };
+    let heartbeat: NodeJS.Timeout | undefined;
+    const renewLease = () => {
+      heartbeat = setInterval(
+        () =>
+          void this.records.heartbeat(job.id, this.workerId, this.settings.leaseMs).then(
+            (held) => held || loseLease('lease lost'),
+            (err) => this.log.warn({ err, jobId: job.id, kind: job.kind }, 'lease renewal failed'),
+          ),
+        Math.max(100, Math.floor(this.settings.leaseMs / 3)),
+      );
+    };
+    // A fresh job: claimed on the first of these (timer, failure, holdMore); true once it is ours.
+    let claiming: Promise<boolean> | null = null;
+    let claimTimer: NodeJS.Timeout | undefined;
+    const claimNow = (): Promise<boolean> =>
+      (claiming ??= this.claim(job.id, job.started_at ?? Date.now()).then(
+        (row) => {
+          if (!row) {
+            loseLease('job taken by another worker');
+            return false;
+          }
+          job = row;
+          renewLease();
+          return true;
+        },
+        (err) => {
+          this.log.warn({ err, jobId: job.id, kind: job.kind }, 'claiming a running job failed');
+          loseLease('claim failed');
+          return false;
+        },
+      ));
+    if (job.status === 'queued') {
+      job = { ...job, started_at: Date.now() };
+      claimTimer = setTimeout(() => void claimNow(), this.settings.claimAfterMs ?? CLAIM_AFTER_MS);
+    } else {
+      renewLease();
+    }
     let extraHolds = 0;
     let held = job.held;
     const ctx: JobContext = {
       jobId: job.id,
       accountId: job.account_id,
-      attempt: job.attempts,
-      signal: controller.signal,
+      attempt: job.status === 'queued' ? job.attempts + 1 : job.attempts,
+      get signal() {
+        return signal();
+      },
       holdMore: async (credits) => {
         if (credits <= 0) return;
         if (extraHolds++ > 0) throw new Error('holdMore may be called once per job');
+        if (job.status === 'queued' && !(await claimNow())) throw new Error('job taken by another worker');
         await this.db.transaction().execute(async (tx) => {
           await this.ledger.hold(
             job.account_id,
@@ -221,12 +309,18 @@ export class JobRunner implements JobConsumer {
     const input = JSON.parse(job.input) as unknown;
     try {
       const result = await kind.run(ctx, input);
+      clearTimeout(claimTimer);
+      if (claiming) await claiming;
       if (leaseLost) return;
       await this.ending(
         this.end({ ...job, held }, { ok: true, result, cost: kind.cost(input, result) }),
         detachEnd,
       );
     } catch (err) {
+      clearTimeout(claimTimer);
+      // A failure is recorded on a claimed row (a retry puts back a job this worker holds).
+      if (job.status === 'queued') await claimNow();
+      else if (claiming) await claiming;
       if (leaseLost) return;
       const c = classify(err);
       const fields = { jobId: job.id, kind: job.kind, attempt: job.attempts, code: c.code };
@@ -279,8 +373,8 @@ export class JobRunner implements JobConsumer {
     if (!this.endings && job.held === 0 && !job.webhook_url) {
       // Nothing to settle, nothing to send: the row change alone ends the job, batched.
       const item = { job, outcome: final(0) };
-      const ended = await this.writes
-        .add({ end: item })
+      const ended = await this.plainEnds
+        .add(item)
         .catch(() =>
           this.records.finish(this.db, job, this.workerId, item.outcome, this.settings.resultTtlMs),
         );

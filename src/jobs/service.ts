@@ -7,8 +7,8 @@ import { AppError } from '../errors.js';
 import { type Db, isUniqueViolation } from '../store/db.js';
 import { newId } from '../store/ids.js';
 import type { JobStatus, JobsTable } from '../store/schema.js';
-import { MicroBatcher } from './micro-batch.js';
-import type { JobQueue } from './queue.js';
+import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
+import type { JobQueue, QueuedJob } from './queue.js';
 import type { JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
 
@@ -45,10 +45,16 @@ export class JobService {
     private readonly ledger: Ledger,
     private readonly queue: JobQueue,
     private readonly defaults: { maxAttempts: number; resultTtlMs: number },
+    private readonly log: { warn(obj: object, msg: string): void } = console,
   ) {}
 
-  private readonly plainInserts = new MicroBatcher<Insertable<JobsTable>>((rows) =>
-    this.records.insertMany(rows),
+  /** Queue messages handed on and not yet sent. */
+  private unsent = 0;
+
+  private readonly plainInserts = new MicroBatcher<Insertable<JobsTable>>(
+    (rows) => this.records.insertMany(rows),
+    500,
+    BATCHES_IN_FLIGHT,
   );
 
   async submit(req: SubmitRequest): Promise<SubmitResult> {
@@ -131,8 +137,48 @@ export class JobService {
       }
       throw err;
     }
-    await this.queue.enqueue({ id: jobId, kind: req.kind, runAt: now, attempt: 0 });
+    await this.handOn({
+      id: jobId,
+      kind: req.kind,
+      runAt: now,
+      attempt: 0,
+      // Nothing to settle or send at its end: a worker may run it straight from the message.
+      ...(estimate === 0 &&
+        !row.webhook_url && {
+          fresh: {
+            kind: req.kind,
+            accountId: req.accountId,
+            input: row.input as string,
+            maxAttempts: row.max_attempts,
+            createdAt: now,
+          },
+        }),
+    });
     return { jobId, created: true };
+  }
+
+  /**
+   * Tells the queue about a committed job without making the caller wait for it: a job is accepted
+   * once its row is committed, and a queue message that never arrives (Redis down, this process
+   * killed) is re-sent by the sweeper (`overdueQueued`). Callers wait only while more than
+   * MAX_UNSENT messages are on their way (a queue slower than the submits).
+   */
+  private async handOn(job: QueuedJob): Promise<void> {
+    this.unsent++;
+    const sent = this.queue
+      .enqueue(job)
+      .catch((err) =>
+        this.log.warn({ err, jobId: job.id }, 'queue message not sent; the sweeper re-sends it'),
+      )
+      .finally(() => {
+        this.unsent--;
+      });
+    if (this.unsent > MAX_UNSENT) await sent;
+  }
+
+  /** Resolves once every queue message handed on so far was sent (or failed); used at shutdown. */
+  async flushed(): Promise<void> {
+    while (this.unsent > 0) await new Promise((r) => setTimeout(r, 2));
   }
 
   private async replay(accountId: string, key: string, requestHash: string): Promise<SubmitResult | null> {
@@ -177,3 +223,6 @@ export class JobService {
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Queue messages a process may have on their way before submits wait for them. */
+const MAX_UNSENT = 10_000;

@@ -12,6 +12,11 @@ export type Dialect = 'sqlite' | 'pg';
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
 
+export interface PgPools {
+  api: pg.Pool;
+  worker: pg.Pool;
+}
+
 export interface Store {
   readonly db: Db;
   /**
@@ -22,6 +27,8 @@ export interface Store {
    */
   readonly workerDb: Db;
   readonly dialect: Dialect;
+  /** PostgreSQL: the connection pools under `db` and `workerDb` (for prepared statements). */
+  readonly pools?: PgPools;
   close(): Promise<void>;
 }
 
@@ -47,6 +54,7 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Stor
       db,
       workerDb,
       dialect: 'pg',
+      pools: { api: pool, worker: workerPool },
       close: async () => {
         await Promise.all([db.destroy(), workerDb.destroy()]);
       },

@@ -3,6 +3,7 @@ import * as m001 from './001-accounts-and-credits.js';
 import * as m002 from './002-jobs.js';
 import * as m003 from './003-job-items.js';
 import * as m004 from './004-live-dedupe.js';
+import * as m005 from './005-drop-dedupe-index.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '002-jobs': m002,
   '003-job-items': m003,
   '004-live-dedupe': m004,
+  '005-drop-dedupe-index': m005,
 };
