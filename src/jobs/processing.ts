@@ -29,6 +29,8 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
       leaseMs: config.jobs.leaseMs,
       backoffBaseMs: config.jobs.backoffMs,
       resultTtlMs: config.jobResultTtlMs,
+      // Two sweeps: a message sent a moment before a sweep is not re-sent by it.
+      resendAfterMs: Math.max(1000, 2 * config.jobs.sweepMs),
     },
     log,
   );

@@ -27,6 +27,8 @@ export interface RunnerSettings {
    * row once, at the end.
    */
   claimAfterMs?: number;
+  /** A queued job due for this long is re-sent to the queue, which may have lost it (default 10 s). */
+  resendAfterMs?: number;
 }
 
 const CLAIM_AFTER_MS = 100;
@@ -441,7 +443,7 @@ export class JobRunner implements JobConsumer {
       );
     }
     if (this.queue.name === 'bullmq') {
-      for (const j of await this.records.overdueQueued(now - 10_000)) {
+      for (const j of await this.records.overdueQueued(now - (this.settings.resendAfterMs ?? 10_000))) {
         await this.queue.enqueue({ id: j.id, kind: j.kind, runAt: j.run_at, attempt: j.attempts });
       }
     }
