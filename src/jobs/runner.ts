@@ -10,11 +10,12 @@ import type { Db, Tx } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { JobRow } from '../store/schema.js';
+import { Attempt, type AttemptHost } from './attempt.js';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
 import type { FreshJob, JobConsumer, JobQueue } from './queue.js';
 import type { Claim, EndedJob, FinishItem, JobOutcome, JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
-import { type JobContext, JobError } from './types.js';
+import { JobError } from './types.js';
 import { enqueueWebhook } from './webhooks.js';
 
 export interface RunnerSettings {
@@ -90,10 +91,12 @@ function freshRow(id: string, fresh: FreshJob): JobRow {
 export class JobRunner implements JobConsumer {
   readonly workerId = newId('job').replace('job_', `w_${process.pid}_`);
   private readonly shutdown = new AbortController();
-  /** Job endings handed on by `run(job, true)`, not yet committed. */
-  private readonly pendingEnds = new Set<Promise<void>>();
-  /** Aborts of the running jobs, called when shutdown is forced. */
-  private readonly onShutdown = new Set<() => void>();
+  /** Job endings handed on by `run(job, true)`, not yet committed, and who waits for them. */
+  private pendingEnds = 0;
+  private readonly settleWaiters: Array<() => void> = [];
+  /** The attempts running now (aborted when shutdown is forced). */
+  private readonly running = new Set<Attempt>();
+  private readonly attemptHost: AttemptHost;
   onEnded: (job: EndedJob) => void = () => {};
   /** SQLite: endings share commits (one writer, a cost per commit). PostgreSQL: one each. */
   private readonly endings: GroupCommit | null;
@@ -140,6 +143,17 @@ export class JobRunner implements JobConsumer {
     // Lease waits listen for shutdown; hundreds may wait at once.
     setMaxListeners(0, this.shutdown.signal);
     this.endings = records.dialect === 'sqlite' ? new GroupCommit(db) : null;
+    this.attemptHost = {
+      renewEveryMs: Math.max(100, Math.floor(settings.leaseMs / 3)),
+      claim: (jobId, startedAt) => this.claim(jobId, startedAt),
+      renew: (jobId) => records.heartbeat(jobId, this.workerId, settings.leaseMs),
+      hold: (job, credits) =>
+        db.transaction().execute(async (tx) => {
+          await ledger.hold(job.account_id, job.id, credits, 2, `Additional hold for ${job.kind} job`, tx);
+          await records.addHeld(job.id, credits, tx);
+        }),
+      warn: (obj, msg) => log.warn(obj, msg),
+    };
   }
 
   claimDue(kind: string, limit: number) {
@@ -179,20 +193,24 @@ export class JobRunner implements JobConsumer {
       );
   }
 
-  /** Awaits a job's ending, or (detached) tracks it for `settle()` and logs its failure. */
-  private async ending(end: Promise<void>, detach: boolean): Promise<void> {
-    if (!detach) return end;
-    const tracked: Promise<void> = end
-      .catch((err) =>
-        this.log.error({ err }, 'recording a job end failed; its lease will run out and it runs again'),
-      )
-      .finally(() => this.pendingEnds.delete(tracked));
-    this.pendingEnds.add(tracked);
+  /** Tracks a handed-on ending for `settle()`; a failure to record it is logged. */
+  private detach(end: Promise<void>): void {
+    this.pendingEnds++;
+    end.then(this.endRecorded, this.endNotRecorded);
   }
+
+  private readonly endRecorded = () => {
+    if (--this.pendingEnds === 0) for (const wake of this.settleWaiters.splice(0)) wake();
+  };
+
+  private readonly endNotRecorded = (err: unknown) => {
+    this.log.error({ err }, 'recording a job end failed; its lease will run out and it runs again');
+    this.endRecorded();
+  };
 
   /** Waits until every ending handed on by `run(job, true)` has committed (or failed). */
   async settle(): Promise<void> {
-    while (this.pendingEnds.size > 0) await Promise.allSettled([...this.pendingEnds]);
+    if (this.pendingEnds > 0) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
   }
 
   /** Waits, but no longer than until shutdown begins. */
@@ -214,116 +232,33 @@ export class JobRunner implements JobConsumer {
    * runs again and is billed once. `settle()` waits for handed-on endings.
    */
   async run(claimedOrFresh: JobRow, detachEnd = false): Promise<void> {
-    let job = claimedOrFresh;
-    const kind = this.registry.get(job.kind);
+    const kind = this.registry.get(claimedOrFresh.kind);
     if (!kind) {
-      await this.end(job, { ok: false, code: 'internal_error', message: `no handler for ${job.kind}` });
+      const message = `no handler for ${claimedOrFresh.kind}`;
+      await this.end(claimedOrFresh, { ok: false, code: 'internal_error', message });
       return;
     }
-    // The handler's abort signal is made when it first looks at it: most short jobs never do.
-    let controller: AbortController | undefined;
-    let abortReason: unknown;
-    const abort = (reason: unknown) => {
-      abortReason ??= reason;
-      controller?.abort(reason);
-    };
-    const signal = () => {
-      if (!controller) {
-        controller = new AbortController();
-        if (abortReason !== undefined) controller.abort(abortReason);
-      }
-      return controller.signal;
-    };
-    const timeoutMs = kind.timeoutMs ?? 10 * 60_000;
-    const timeout = setTimeout(() => abort(new AppError('upstream_error', 'job timed out')), timeoutMs);
-    const onShutdown = () => abort(new AppError('service_unavailable', 'worker shutting down'));
-    // A plain set, not an event listener: adding and removing one per job is the cheaper way.
-    this.onShutdown.add(onShutdown);
-    let leaseLost = false;
-    const loseLease = (why: string) => {
-      leaseLost = true;
-      abort(new Error(why));
-    };
-    let heartbeat: NodeJS.Timeout | undefined;
-    const renewLease = () => {
-      heartbeat = setInterval(
-        () =>
-          void this.records.heartbeat(job.id, this.workerId, this.settings.leaseMs).then(
-            (held) => held || loseLease('lease lost'),
-            (err) => this.log.warn({ err, jobId: job.id, kind: job.kind }, 'lease renewal failed'),
-          ),
-        Math.max(100, Math.floor(this.settings.leaseMs / 3)),
-      );
-    };
-    // A fresh job: claimed on the first of these (timer, failure, holdMore); true once it is ours.
-    let claiming: Promise<boolean> | null = null;
-    let claimTimer: NodeJS.Timeout | undefined;
-    const claimNow = (): Promise<boolean> =>
-      (claiming ??= this.claim(job.id, job.started_at ?? Date.now()).then(
-        (row) => {
-          if (!row) {
-            loseLease('job taken by another worker');
-            return false;
-          }
-          job = row;
-          renewLease();
-          return true;
-        },
-        (err) => {
-          this.log.warn({ err, jobId: job.id, kind: job.kind }, 'claiming a running job failed');
-          loseLease('claim failed');
-          return false;
-        },
-      ));
-    if (job.status === 'queued') {
-      job = { ...job, started_at: Date.now() };
-      claimTimer = setTimeout(() => void claimNow(), this.settings.claimAfterMs ?? CLAIM_AFTER_MS);
-    } else {
-      renewLease();
-    }
-    let extraHolds = 0;
-    let held = job.held;
-    const ctx: JobContext = {
-      jobId: job.id,
-      accountId: job.account_id,
-      attempt: job.status === 'queued' ? job.attempts + 1 : job.attempts,
-      get signal() {
-        return signal();
-      },
-      holdMore: async (credits) => {
-        if (credits <= 0) return;
-        if (extraHolds++ > 0) throw new Error('holdMore may be called once per job');
-        if (job.status === 'queued' && !(await claimNow())) throw new Error('job taken by another worker');
-        await this.db.transaction().execute(async (tx) => {
-          await this.ledger.hold(
-            job.account_id,
-            job.id,
-            credits,
-            2,
-            `Additional hold for ${job.kind} job`,
-            tx,
-          );
-          await this.records.addHeld(job.id, credits, tx);
-        });
-        held += credits;
-      },
-    };
-    const input = JSON.parse(job.input) as unknown;
+    const attempt = new Attempt(
+      this.attemptHost,
+      claimedOrFresh,
+      kind.timeoutMs ?? 10 * 60_000,
+      this.settings.claimAfterMs ?? CLAIM_AFTER_MS,
+    );
+    this.running.add(attempt);
+    const input = JSON.parse(claimedOrFresh.input) as unknown;
     try {
-      const result = await kind.run(ctx, input);
-      clearTimeout(claimTimer);
-      if (claiming) await claiming;
-      if (leaseLost) return;
-      await this.ending(
-        this.end({ ...job, held }, { ok: true, result, cost: kind.cost(input, result) }),
-        detachEnd,
+      const result = await kind.run(attempt, input);
+      await attempt.handlerDone();
+      if (attempt.lost) return;
+      const end = this.end(
+        { ...attempt.job, held: attempt.held },
+        { ok: true, result, cost: kind.cost(input, result) },
       );
+      await (detachEnd ? this.detach(end) : end);
     } catch (err) {
-      clearTimeout(claimTimer);
-      // A failure is recorded on a claimed row (a retry puts back a job this worker holds).
-      if (job.status === 'queued') await claimNow();
-      else if (claiming) await claiming;
-      if (leaseLost) return;
+      await attempt.handlerFailed();
+      if (attempt.lost) return;
+      const job = attempt.job;
       const c = classify(err);
       const fields = { jobId: job.id, kind: job.kind, attempt: job.attempts, code: c.code };
       if (c.code === 'internal_error') this.log.error({ ...fields, err }, 'job attempt failed');
@@ -334,15 +269,12 @@ export class JobRunner implements JobConsumer {
       } else if (c.retryable && job.attempts < job.max_attempts) {
         await this.retry(job, c.message);
       } else {
-        await this.ending(
-          this.end({ ...job, held }, { ok: false, code: c.code, message: c.message }),
-          detachEnd,
-        );
+        const end = this.end({ ...job, held: attempt.held }, { ok: false, code: c.code, message: c.message });
+        await (detachEnd ? this.detach(end) : end);
       }
     } finally {
-      clearTimeout(timeout);
-      clearInterval(heartbeat);
-      this.onShutdown.delete(onShutdown);
+      attempt.close();
+      this.running.delete(attempt);
     }
   }
 
@@ -457,6 +389,7 @@ export class JobRunner implements JobConsumer {
   /** Aborts running handlers so they can be retried elsewhere (used on forced shutdown). */
   abortAll(): void {
     this.shutdown.abort();
-    for (const abort of this.onShutdown) abort();
+    const reason = new AppError('service_unavailable', 'worker shutting down');
+    for (const attempt of this.running) attempt.abort(reason);
   }
 }
