@@ -106,7 +106,9 @@ export async function createServices(config: Config): Promise<Services> {
   const registry = new JobRegistry();
   const records = new JobRecords(store.db, store.workerDb, store.dialect, store.pools);
   const queue: JobQueue = config.redisUrl
-    ? new BullMqQueue(config.redisUrl, config.jobs.leaseMs, config.jobs.queuePrefix)
+    ? new BullMqQueue(config.redisUrl, config.jobs.leaseMs, config.jobs.queuePrefix, console, (kind) =>
+        registry.concurrencyOf(kind),
+      )
     : new EmbeddedQueue(config.jobs.pollMs);
   const jobService = new JobService(store.db, records, registry, ledger, queue, {
     maxAttempts: config.jobs.maxAttempts,

@@ -39,7 +39,9 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
     if (job.webhook_url) void webhooks.tick();
   };
   await runner.sweep().catch((err) => log.error({ err }, 'initial sweep failed'));
-  const kinds = jobs.registry.all().map((k) => ({ kind: k.kind, concurrency: k.concurrency ?? 4 }));
+  const kinds = jobs.registry
+    .all()
+    .map((k) => ({ kind: k.kind, concurrency: jobs.registry.concurrencyOf(k.kind) }));
   await jobs.queue.start(kinds, runner);
   webhooks.start();
   const sweeper = setInterval(

@@ -19,6 +19,11 @@ export class JobRegistry {
     return k;
   }
 
+  /** Jobs of a kind one process runs at once (the kind's own, else 4). */
+  concurrencyOf(kind: string): number {
+    return this.kinds.get(kind)?.concurrency ?? 4;
+  }
+
   all(): JobKind[] {
     return [...this.kinds.values()];
   }
