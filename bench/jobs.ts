@@ -1,7 +1,9 @@
 // Job engine throughput and latency, beside raw BullMQ measured in the same run.
 //  1. raw BullMQ: add N trivial jobs, process them with one Worker (the baseline);
 //  2. our engine on the embedded queue (SQLite) and on BullMQ (PostgreSQL + Redis), same N,
-//     same concurrency, an unbilled trivial job kind, submitted through JobService.submit;
+//     same concurrency, an unbilled trivial job kind, submitted through JobService.submit; on
+//     BullMQ once as shipped (first attempts accepted together share a message, up to the kind's
+//     concurrency) and once with one message per job (UNFURL_JOB_BUNDLE_MAX=1);
 //  3. idle latency: POST /v1/… over HTTP to `completed`, one job at a time.
 // Beside each rate: the CPU it took per 1000 jobs in this process, Redis and PostgreSQL (where the
 // time goes; on shared cores CPU per job is steadier than jobs/s).
@@ -17,9 +19,9 @@ import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
 import { jobRoute } from '../src/http/job-route.js';
 import { startJobProcessing } from '../src/jobs/processing.js';
+import type { EndedJob } from '../src/jobs/records.js';
 import { createServices, type Services } from '../src/services.js';
 import { randomBase62 } from '../src/store/ids.js';
-import type { EndedJob } from '../src/jobs/records.js';
 import { type CpuSplit, cpuMeter } from './lib/cpu.js';
 import { scratchDatabase } from './lib/pg.js';
 
@@ -128,7 +130,11 @@ async function dropKeys(prefix: string): Promise<void> {
   }
 }
 
-async function withEngine<T>(distributed: boolean, fn: (e: Engine) => Promise<T>): Promise<T> {
+async function withEngine<T>(
+  distributed: boolean,
+  fn: (e: Engine) => Promise<T>,
+  extraEnv: Record<string, string> = {},
+): Promise<T> {
   const prefix = `bench-${randomBase62(8)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-bench-'));
   const db = distributed ? await scratchDatabase(PG_URL) : null;
@@ -141,6 +147,7 @@ async function withEngine<T>(distributed: boolean, fn: (e: Engine) => Promise<T>
     UNFURL_JOB_POLL_MS: '500',
   };
   if (db) Object.assign(env, { DATABASE_URL: db.url, REDIS_URL });
+  Object.assign(env, extraEnv);
   const services = await createServices(loadConfig(env));
   services.jobs.registry.register(noopKind);
   const processing = await startJobProcessing(services, quiet);
@@ -176,52 +183,59 @@ interface EngineRun {
   cpu: CpuSplit;
 }
 
-export async function engineThroughput(distributed: boolean): Promise<EngineRun> {
-  return withEngine(distributed, async ({ services, pgDatabase, onEnded }) => {
-    const account = await services.accounts.register(
-      `bench-${randomBase62(6)}@example.com`,
-      'bench-password',
-    );
-    const processing = services.jobs;
-    // Counted where the runner ends a job (its row committed), like raw BullMQ's worker event;
-    // checked against the table afterwards.
-    let ended = 0;
-    onEnded((job) => {
-      if (job.status === 'completed') ended++;
-    });
-    let submitTotal = 0;
-    const meter = cpuMeter(pgDatabase);
-    const t0 = performance.now();
-    const allDone = completion(() => ended, N, distributed ? 'BullMQ adapter' : 'embedded adapter');
-    await pool(N, IN_FLIGHT_SUBMITS, async (i) => {
-      const s = performance.now();
-      await processing.service.submit({ accountId: account.accountId, kind: 'noop', input: { n: i } });
-      submitTotal += performance.now() - s;
-    });
-    const submittedIn = (performance.now() - t0) / 1000;
-    await allDone;
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = meter.stop();
-    const stats = await services.store.db
-      .selectFrom('jobs')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('n'),
-        eb.fn.avg<number>(eb('started_at', '-', eb.ref('created_at'))).as('wait'),
-        eb.fn.avg<number>(eb('completed_at', '-', eb.ref('started_at'))).as('run'),
-      ])
-      .where('status', '=', 'completed')
-      .where('attempts', '=', 1)
-      .executeTakeFirstOrThrow();
-    if (Number(stats.n) !== N) throw new Error(`${stats.n} of ${N} jobs completed on their first attempt`);
-    return {
-      jobsPerSecond: N / seconds,
-      submitsPerSecond: N / submittedIn,
-      submitMs: submitTotal / N,
-      queueWaitMs: Number(stats.wait),
-      runAndRecordMs: Number(stats.run),
-      cpu,
-    };
-  });
+export async function engineThroughput(
+  distributed: boolean,
+  extraEnv: Record<string, string> = {},
+): Promise<EngineRun> {
+  return withEngine(
+    distributed,
+    async ({ services, pgDatabase, onEnded }) => {
+      const account = await services.accounts.register(
+        `bench-${randomBase62(6)}@example.com`,
+        'bench-password',
+      );
+      const processing = services.jobs;
+      // Counted where the runner ends a job (its row committed), like raw BullMQ's worker event;
+      // checked against the table afterwards.
+      let ended = 0;
+      onEnded((job) => {
+        if (job.status === 'completed') ended++;
+      });
+      let submitTotal = 0;
+      const meter = cpuMeter(pgDatabase);
+      const t0 = performance.now();
+      const allDone = completion(() => ended, N, distributed ? 'BullMQ adapter' : 'embedded adapter');
+      await pool(N, IN_FLIGHT_SUBMITS, async (i) => {
+        const s = performance.now();
+        await processing.service.submit({ accountId: account.accountId, kind: 'noop', input: { n: i } });
+        submitTotal += performance.now() - s;
+      });
+      const submittedIn = (performance.now() - t0) / 1000;
+      await allDone;
+      const seconds = (performance.now() - t0) / 1000;
+      const cpu = meter.stop();
+      const stats = await services.store.db
+        .selectFrom('jobs')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.avg<number>(eb('started_at', '-', eb.ref('created_at'))).as('wait'),
+          eb.fn.avg<number>(eb('completed_at', '-', eb.ref('started_at'))).as('run'),
+        ])
+        .where('status', '=', 'completed')
+        .where('attempts', '=', 1)
+        .executeTakeFirstOrThrow();
+      if (Number(stats.n) !== N) throw new Error(`${stats.n} of ${N} jobs completed on their first attempt`);
+      return {
+        jobsPerSecond: N / seconds,
+        submitsPerSecond: N / submittedIn,
+        submitMs: submitTotal / N,
+        queueWaitMs: Number(stats.wait),
+        runAndRecordMs: Number(stats.run),
+        cpu,
+      };
+    },
+    extraEnv,
+  );
 }
 
 async function idleLatency(distributed: boolean, samples = 40): Promise<{ p50: number; p95: number }> {
@@ -274,12 +288,14 @@ export async function benchJobs(): Promise<void> {
   let raw: RawRun | null = null;
   let embedded: EngineRun | null = null;
   let distributed: EngineRun | null = null;
+  let unbundled: EngineRun | null = null;
   const best = <R extends { jobsPerSecond: number }>(a: R | null, b: R) =>
     a && a.jobsPerSecond >= b.jobsPerSecond ? a : b;
   for (let r = 0; r < rounds; r++) {
     raw = best(raw, await rawBullmq());
     embedded = best(embedded, await engineThroughput(false));
     distributed = best(distributed, await engineThroughput(true));
+    unbundled = best(unbundled, await engineThroughput(true, { UNFURL_JOB_BUNDLE_MAX: '1' }));
   }
   const fmt = (n: number) => n.toFixed(0).padStart(7);
   const perK = (c: CpuSplit) => {
@@ -294,6 +310,7 @@ export async function benchJobs(): Promise<void> {
   for (const [name, r] of [
     ['Unfurl embedded (SQLite)', embedded!],
     ['Unfurl BullMQ (PostgreSQL+Redis)', distributed!],
+    ['  same, one message per job', unbundled!],
   ] as const) {
     console.log(
       `${name.padEnd(32)} ${fmt(r.jobsPerSecond)} jobs/s  = ${((r.jobsPerSecond / raw!.jobsPerSecond) * 100).toFixed(0)} % of raw BullMQ  | ${perK(r.cpu)}`,

@@ -60,6 +60,8 @@ export interface Config {
     readonly sweepMs: number;
     /** Prefix of every Redis key (queues, rate limits): separates deployments sharing one Redis. */
     readonly queuePrefix: string;
+    /** BullMQ: most first attempts one message carries (also capped by the kind's concurrency; 1: none). */
+    readonly bundleMax: number;
   };
   readonly webhooks: {
     readonly retryBaseMs: number;
@@ -273,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: int(env, 'UNFURL_JOB_POLL_MS', 500, 10, 60_000),
       sweepMs: int(env, 'UNFURL_JOB_SWEEP_MS', 5000, 50, 600_000),
       queuePrefix: str(env, 'UNFURL_QUEUE_PREFIX') ?? 'unfurl',
+      bundleMax: int(env, 'UNFURL_JOB_BUNDLE_MAX', 64, 1, 1000),
     },
     webhooks: {
       retryBaseMs: int(env, 'UNFURL_WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),

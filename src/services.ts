@@ -107,7 +107,7 @@ export async function createServices(config: Config): Promise<Services> {
   const records = new JobRecords(store.db, store.workerDb, store.dialect, store.pools);
   const queue: JobQueue = config.redisUrl
     ? new BullMqQueue(config.redisUrl, config.jobs.leaseMs, config.jobs.queuePrefix, console, (kind) =>
-        registry.concurrencyOf(kind),
+        Math.min(registry.concurrencyOf(kind), config.jobs.bundleMax),
       )
     : new EmbeddedQueue(config.jobs.pollMs);
   const jobService = new JobService(store.db, records, registry, ledger, queue, {

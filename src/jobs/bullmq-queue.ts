@@ -74,8 +74,8 @@ export class BullMqQueue implements JobQueue {
     private readonly leaseMs: number,
     private readonly prefix: string,
     private readonly log: { error(obj: object, msg: string): void } = console,
-    /** A kind's concurrency per worker process (the most jobs one bundle carries). */
-    private readonly concurrencyOf: (kind: string) => number = () => 1,
+    /** The most jobs of a kind one bundle carries (its concurrency per worker, capped; 1: no bundles). */
+    private readonly bundleSize: (kind: string) => number = () => 1,
   ) {
     // Producers fail fast when Redis is down; the sweeper re-sends jobs that never reached it.
     this.producer = new Redis(redisUrl, {
@@ -106,7 +106,7 @@ export class BullMqQueue implements JobQueue {
         async (jobs) => {
           const fresh = jobs.filter((j) => j.fresh);
           const messages = jobs.filter((j) => !j.fresh).map(single);
-          const size = Math.max(1, this.concurrencyOf(kind));
+          const size = Math.max(1, this.bundleSize(kind));
           for (let i = 0; i < fresh.length; i += size) {
             const part = fresh.slice(i, i + size);
             messages.push(part.length === 1 ? single(part[0]!) : bundle(part));
