@@ -1,6 +1,8 @@
-// The distributed queue: one BullMQ queue per job kind on Redis. BullMQ carries only job ids; our
-// jobs table stays the truth, so a message delivered twice (stall recovery) runs the job once:
-// only one worker can claim the SQL row. Retries are ours too: a retry is a new, delayed message.
+// The distributed queue: one BullMQ queue per job kind on Redis. A message carries a job id (and,
+// for a first attempt with nothing held and no webhook, what the worker needs to run it), or a
+// bundle of such first attempts. Our jobs table stays the truth: every state change is a guarded
+// SQL write, so a message delivered twice (stall recovery) ends the job once. Retries are ours too:
+// a retry is a new, delayed message.
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
