@@ -92,6 +92,17 @@ const FINISH_MANY: Statement = {
     returning j.id, j.kind, j.status, j.webhook_url`,
 };
 
+/** What a claim writes: this worker's lease, one more attempt, the first attempt's start kept. */
+function claimed(workerId: string, lockedUntil: number, startedAt: number) {
+  return {
+    status: 'active' as const,
+    attempts: sql<number>`attempts + 1`,
+    locked_by: workerId,
+    locked_until: lockedUntil,
+    started_at: sql<number>`coalesce(started_at, ${startedAt})`,
+  };
+}
+
 /** Each claimed id once (its first claim wins), with the start time to record. */
 function startTimes(claims: readonly Claim[], now: number): Map<string, number> {
   const starts = new Map<string, number>();
@@ -209,13 +220,7 @@ export class JobRecords {
       [...unique].map(([id, startedAt]) =>
         this.workerDb
           .updateTable('jobs')
-          .set({
-            status: 'active',
-            attempts: sql`attempts + 1`,
-            locked_by: workerId,
-            locked_until: now + leaseMs,
-            started_at: sql`coalesce(started_at, ${startedAt})`,
-          })
+          .set(claimed(workerId, now + leaseMs, startedAt))
           .where('id', '=', id)
           .where(sql<boolean>`attempts < max_attempts`)
           .where((eb) =>
@@ -248,13 +253,7 @@ export class JobRecords {
     if (this.dialect === 'pg') pick = pick.forUpdate().skipLocked();
     const rows = await this.workerDb
       .updateTable('jobs')
-      .set({
-        status: 'active',
-        attempts: sql`attempts + 1`,
-        locked_by: workerId,
-        locked_until: now + leaseMs,
-        started_at: sql`coalesce(started_at, ${now})`,
-      })
+      .set(claimed(workerId, now + leaseMs, now))
       .where('id', 'in', pick)
       .where('status', '=', 'queued')
       .returningAll()
