@@ -34,6 +34,12 @@ export const insufficientCredits = (needed: number, balance: number) =>
     `needed=${needed} balance=${balance}`,
   );
 
+/**
+ * A synchronous request still holding credits after this long belongs to a process that died: the
+ * sweeper gives them back. Far above any request's own time limits (fetch, render, queue waits).
+ */
+export const REQUEST_HOLD_MAX_AGE_MS = 15 * 60_000;
+
 export class Ledger {
   constructor(private readonly db: Db) {}
 
@@ -122,21 +128,107 @@ export class Ledger {
     return r !== 'duplicate';
   }
 
-  /** Charges a finished synchronous request; throws 402 if the balance does not cover it. */
-  async settleRequest(accountId: string, cost: number, requestId: string, description: string) {
-    if (cost === 0) return { balance: await this.balance(accountId) };
-    positive(cost);
-    const r = await this.postAlone({
+  /**
+   * Reserves the price of a synchronous request before its work starts; 402 when the balance does not
+   * cover it. The open hold is also noted in `request_holds`, so a process that dies mid-request leaves
+   * a trace the sweeper can give back. Answers the balance left once the price is reserved.
+   */
+  async holdRequest(accountId: string, requestId: string, amount: number, description: string) {
+    positive(amount);
+    return this.db.transaction().execute(async (tx) => {
+      const r = await this.postIn(tx, {
+        accountId,
+        amount: -amount,
+        type: 'hold',
+        description,
+        jobId: requestId,
+        reference: `hold:${requestId}:1`,
+      });
+      if (r === 'duplicate') throw new Error(`ledger: request ${requestId} already holds credits`);
+      await tx
+        .insertInto('request_holds')
+        .values({ request_id: requestId, account_id: accountId, amount, created_at: Date.now() })
+        .execute();
+      return r.balance;
+    });
+  }
+
+  /**
+   * Ends a request's hold in one transaction: releases it and settles `cost` (0 for a failed request:
+   * then only the release). Answers the balance after, or null when the hold was already given back
+   * (the sweeper took it for a dead request): then nothing is charged.
+   */
+  async endRequest(accountId: string, requestId: string, cost: number, description: string) {
+    const ended = await this.db.transaction().execute(async (tx) => {
+      const open = await tx
+        .deleteFrom('request_holds')
+        .where('request_id', '=', requestId)
+        .returning('amount')
+        .executeTakeFirst();
+      if (!open) return null;
+      return this.releaseAndSettle(tx, accountId, requestId, Number(open.amount), cost, description);
+    });
+    if (ended && ended.charged > 0) creditsSpent.labels('request').inc(ended.charged);
+    return ended && ended.balance;
+  }
+
+  /**
+   * Gives back the holds of requests older than `maxAgeMs` (their process died before ending them).
+   * Answers how many were released. Safe to run on many processes at once.
+   */
+  async releaseStaleRequestHolds(maxAgeMs: number, now = Date.now()): Promise<number> {
+    const stale = await this.db
+      .selectFrom('request_holds')
+      .select(['request_id', 'account_id'])
+      .where('created_at', '<', now - maxAgeMs)
+      .limit(500)
+      .execute();
+    let released = 0;
+    for (const hold of stale) {
+      const ended = await this.endRequest(
+        hold.account_id,
+        hold.request_id,
+        0,
+        'Request did not finish (its process stopped)',
+      );
+      if (ended !== null) released++;
+    }
+    return released;
+  }
+
+  /** Releases `held` and settles min(cost, held) for a request or job, inside `tx`. */
+  private async releaseAndSettle(
+    tx: Tx,
+    accountId: string,
+    id: string,
+    held: number,
+    cost: number,
+    description: string,
+  ): Promise<{ balance: number; charged: number } | null> {
+    const release = await this.post(tx, {
       accountId,
-      amount: -cost,
+      amount: held,
+      type: 'release',
+      description: `Release: ${description}`,
+      jobId: id,
+      reference: `release:${id}`,
+    });
+    if (release === 'duplicate') return null;
+    if (release === 'insufficient') throw new Error(`ledger invariant: release of ${id} refused`);
+    const charge = Math.min(Math.max(0, Math.floor(cost)), held);
+    if (charge === 0) return { balance: release.balance, charged: 0 };
+    const settled = await this.post(tx, {
+      accountId,
+      amount: -charge,
       type: 'settled',
       description,
-      jobId: requestId,
-      reference: `settled:${requestId}`,
+      jobId: id,
+      reference: `settled:${id}`,
     });
-    if (r === 'duplicate') return { balance: await this.balance(accountId) };
-    creditsSpent.labels('request').inc(cost);
-    return { balance: r.balance };
+    if (settled === 'insufficient' || settled === 'duplicate') {
+      throw new Error(`ledger invariant: settle of ${id} exceeds release`);
+    }
+    return { balance: settled.balance, charged: charge };
   }
 
   /**
@@ -179,29 +271,9 @@ export class Ledger {
       // Lock first, then read the holds: a hold committed meanwhile is seen and released too.
       await this.lockAccount(t, accountId);
       const held = await this.heldFor(jobId, t);
-      const release = await this.post(t, {
-        accountId,
-        amount: held,
-        type: 'release',
-        description: `Release: ${description}`,
-        jobId,
-        reference: `release:${jobId}`,
-      });
-      if (release === 'duplicate') return false;
-      const charge = Math.min(Math.max(0, Math.floor(cost)), held);
-      if (charge > 0) {
-        const settled = await this.post(t, {
-          accountId,
-          amount: -charge,
-          type: 'settled',
-          description,
-          jobId,
-          reference: `settled:${jobId}`,
-        });
-        if (settled === 'insufficient')
-          throw new Error(`ledger invariant: settle of ${jobId} exceeds release`);
-        charged = charge;
-      }
+      const ended = await this.releaseAndSettle(t, accountId, jobId, held, cost, description);
+      if (!ended) return false;
+      charged = ended.charged;
       return true;
     };
     const done = await (tx ? run(tx) : this.db.transaction().execute(run));

@@ -1,5 +1,7 @@
-// Starts job processing in a process: the queue's consumers, the sweeper that recovers lost jobs,
-// and the webhook dispatcher. `unfurl worker` runs it; so does `unfurl serve` in embedded mode.
+// Starts job processing in a process: the queue's consumers, the sweeper that recovers lost jobs
+// (and gives back the credits held by synchronous requests whose process died), and the webhook
+// dispatcher. `unfurl worker` runs it; so does `unfurl serve` in embedded mode.
+import { REQUEST_HOLD_MAX_AGE_MS } from '../billing/ledger.js';
 import type { Services } from '../services.js';
 import { JobRunner } from './runner.js';
 import { WebhookDispatcher } from './webhooks.js';
@@ -38,14 +40,19 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
   runner.onEnded = (job) => {
     if (job.webhook_url) void webhooks.tick();
   };
-  await runner.sweep().catch((err) => log.error({ err }, 'initial sweep failed'));
+  const sweep = async () => {
+    await runner.sweep();
+    const released = await services.ledger.releaseStaleRequestHolds(REQUEST_HOLD_MAX_AGE_MS);
+    if (released > 0) log.warn({ released }, 'released the holds of requests that never ended');
+  };
+  await sweep().catch((err) => log.error({ err }, 'initial sweep failed'));
   const kinds = jobs.registry
     .all()
     .map((k) => ({ kind: k.kind, concurrency: jobs.registry.concurrencyOf(k.kind) }));
   await jobs.queue.start(kinds, runner);
   webhooks.start();
   const sweeper = setInterval(
-    () => void runner.sweep().catch((err) => log.error({ err }, 'sweep failed')),
+    () => void sweep().catch((err) => log.error({ err }, 'sweep failed')),
     config.jobs.sweepMs,
   );
   sweeper.unref();

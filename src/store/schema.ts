@@ -122,6 +122,14 @@ export interface JobItemsTable {
   bytes: number;
 }
 
+/** The hold of a synchronous request still running (removed when it is settled or released). */
+export interface RequestHoldsTable {
+  request_id: string;
+  account_id: string;
+  amount: number;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -131,6 +139,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   job_items: JobItemsTable;
+  request_holds: RequestHoldsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -1,5 +1,6 @@
 // Model-based test of the credit ledger (src/billing/ledger.ts) on the real database: random
-// sequences of grants, purchases, job holds and settlements, request charges and clawbacks, run
+// sequences of grants, purchases, job holds and settlements, request holds and their ends (and the
+// sweeper's release of a dead request's hold) and clawbacks, run
 // against the ledger and a plain in-memory model, with the ledger's invariants checked after each.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ interface Model {
   rows: number;
   jobs: Map<number, JobModel>;
   purchases: Set<number>;
-  requests: Set<number>;
+  requests: Map<number, RequestModel>;
   clawbackRefs: Set<number>;
   /** Clawbacks capped at the balance (flagged for an operator). */
   flagged: number;
@@ -36,6 +37,7 @@ interface Real {
 }
 
 const jobId = (r: Real, j: number) => `job_${r.tag}_${j}`;
+const requestId = (r: Real, q: number) => `req_${r.tag}_${q}`;
 
 async function expectAppError(p: Promise<unknown>, code: string) {
   const err = await p.then(
@@ -173,32 +175,79 @@ class SettleJob implements Cmd {
   toString = () => `settleJob(job ${this.job}, cost ${this.cost})`;
 }
 
-class SettleRequest implements Cmd {
+interface RequestModel {
+  held: number;
+  state: 'holding' | 'ended' | 'refused';
+}
+
+class HoldRequest implements Cmd {
+  constructor(
+    readonly request: number,
+    readonly amount: number,
+  ) {}
+  // A request id holds once: the next request has a new id.
+  check = (m: Readonly<Model>) => !m.requests.has(this.request);
+  async run(m: Model, r: Real) {
+    const call = r.ledger.holdRequest(r.accountId, requestId(r, this.request), this.amount, 'model request');
+    if (this.amount > m.balance) {
+      await expectAppError(call, 'insufficient_credits');
+      m.requests.set(this.request, { held: 0, state: 'refused' });
+    } else {
+      m.balance -= this.amount;
+      m.rows++;
+      m.requests.set(this.request, { held: this.amount, state: 'holding' });
+      expect(await call).toBe(m.balance);
+    }
+    await check(m, r);
+  }
+  toString = () => `holdRequest(req ${this.request}, ${this.amount})`;
+}
+
+/** Ends an open hold (release, and settled when cost > 0); anything else changes nothing. */
+function endModelRequest(m: Model, q: RequestModel, cost: number): void {
+  const charge = Math.min(cost, q.held);
+  m.balance += q.held - charge;
+  m.rows += 1 + (charge > 0 ? 1 : 0);
+  q.state = 'ended';
+  q.held = 0;
+}
+
+class EndRequest implements Cmd {
   constructor(
     readonly request: number,
     readonly cost: number,
   ) {}
   check = () => true;
   async run(m: Model, r: Real) {
-    const call = r.ledger.settleRequest(
+    const result = await r.ledger.endRequest(
       r.accountId,
+      requestId(r, this.request),
       this.cost,
-      `req_${r.tag}_${this.request}`,
       'model request',
     );
-    if (this.cost === 0 || m.requests.has(this.request)) {
-      expect(await call).toEqual({ balance: m.balance });
-    } else if (this.cost > m.balance) {
-      await expectAppError(call, 'insufficient_credits');
+    const q = m.requests.get(this.request);
+    if (q?.state === 'holding') {
+      endModelRequest(m, q, this.cost);
+      expect(result).toBe(m.balance);
     } else {
-      m.balance -= this.cost;
-      m.rows++;
-      m.requests.add(this.request);
-      expect(await call).toEqual({ balance: m.balance });
+      expect(result).toBeNull();
     }
     await check(m, r);
   }
-  toString = () => `settleRequest(req ${this.request}, ${this.cost})`;
+  toString = () => `endRequest(req ${this.request}, cost ${this.cost})`;
+}
+
+/** The sweeper after a crash: every open request hold is given back, none charged. */
+class ReleaseStaleRequests implements Cmd {
+  check = () => true;
+  async run(m: Model, r: Real) {
+    const open = [...m.requests.values()].filter((q) => q.state === 'holding');
+    const released = await r.ledger.releaseStaleRequestHolds(0, Date.now() + 1);
+    for (const q of open) endModelRequest(m, q, 0);
+    expect(released).toBeGreaterThanOrEqual(open.length);
+    await check(m, r);
+  }
+  toString = () => 'releaseStaleRequestHolds()';
 }
 
 class Clawback implements Cmd {
@@ -242,8 +291,12 @@ const commands = [
     .tuple(fc.integer({ min: 0, max: JOBS - 1 }), fc.integer({ min: 0, max: 120 }))
     .map(([j, c]) => new SettleJob(j, c)),
   fc
+    .tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 1, max: 40 }))
+    .map(([q, a]) => new HoldRequest(q, a)),
+  fc
     .tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 40 }))
-    .map(([q, c]) => new SettleRequest(q, c)),
+    .map(([q, c]) => new EndRequest(q, c)),
+  fc.constant(new ReleaseStaleRequests()),
   fc
     .tuple(fc.integer({ min: 1, max: 200 }), fc.option(fc.integer({ min: 0, max: 2 }), { freq: 2 }))
     .map(([a, ref]) => new Clawback(a, ref)),
@@ -280,7 +333,7 @@ describe('credit ledger against an in-memory model', () => {
             rows: 0,
             jobs: new Map(),
             purchases: new Set<number>(),
-            requests: new Set<number>(),
+            requests: new Map<number, RequestModel>(),
             clawbackRefs: new Set<number>(),
             flagged: 0,
           } satisfies Model,

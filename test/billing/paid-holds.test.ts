@@ -1,0 +1,155 @@
+// Work bounded by the balance: a synchronous paid request holds its price before any upstream work,
+// so 30 concurrent scrapes of distinct pages on a balance of 2 fetch at most 2 pages — in one
+// process, and (on PostgreSQL) spread over two API processes on the same database. A failed request
+// releases its hold, and the hold of a request whose process died is given back by the sweeper.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_HOLD_MAX_AGE_MS } from '../../src/billing/ledger.js';
+import type { Services } from '../../src/services.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { usingPostgres } from '../support/env.js';
+import { type Loopback, startServer } from '../support/loopback.js';
+import { type ServerProcess, startServerProcess } from '../support/processes.js';
+import { closeTestApp } from '../support/teardown.js';
+
+const N = 30;
+const BALANCE = 2;
+
+let site: Loopback;
+let t: TestApp;
+const servers: ServerProcess[] = [];
+/** Pages the site served, by path. */
+const fetched: string[] = [];
+
+beforeAll(async () => {
+  site = await startServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/broken') {
+      res.writeHead(500).end('broken');
+      return;
+    }
+    fetched.push(path);
+    // Slow enough that every request of the burst is in flight at once.
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        `<html><head><title>${path}</title></head><body><p>Page ${path} of the site.</p></body></html>`,
+      );
+    }, 150);
+  });
+  t = await createTestApp({ UNFURL_ALLOW_PRIVATE_NETWORK: 'true' });
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  await closeTestApp(t);
+  await site?.close();
+});
+
+async function accountWithBalance(services: Services, target: number) {
+  const account = await t.register();
+  const current = await services.ledger.balance(account.accountId);
+  await services.ledger.clawback(account.accountId, current - target, 'test: drain free credits');
+  return account;
+}
+
+/** The account's ledger rows, and the request holds still open. */
+async function ledgerState(accountId: string) {
+  const rows = await t.services.store.db
+    .selectFrom('credit_transactions')
+    .select(['type', 'amount'])
+    .where('account_id', '=', accountId)
+    .execute();
+  const open = await t.services.store.db
+    .selectFrom('request_holds')
+    .select('request_id')
+    .where('account_id', '=', accountId)
+    .execute();
+  const count = (type: string) => rows.filter((r) => r.type === type).length;
+  return { holds: count('hold'), releases: count('release'), settled: count('settled'), open: open.length };
+}
+
+function expectBounded(statuses: number[], pagesFetched: number) {
+  expect(statuses.filter((s) => s !== 200 && s !== 402)).toEqual([]);
+  expect(statuses.filter((s) => s === 200)).toHaveLength(BALANCE);
+  expect(pagesFetched).toBeLessThanOrEqual(BALANCE);
+}
+
+describe(`${N} concurrent paid scrapes of distinct pages on a balance of ${BALANCE}`, () => {
+  it('fetch at most 2 pages and charge exactly 2 (one process)', async () => {
+    const { apiKey, accountId } = await accountWithBalance(t.services, BALANCE);
+    const before = fetched.length;
+    const responses = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        t.call(apiKey, { method: 'GET', url: '/v1/web/scrape', query: { url: `${site.url}/one/${i}` } }),
+      ),
+    );
+    expectBounded(
+      responses.map((r) => r.statusCode),
+      fetched.length - before,
+    );
+    for (const r of responses.filter((x) => x.statusCode === 402)) {
+      expect(r.json().error).toBe('insufficient_credits');
+    }
+    expect(await t.services.ledger.balance(accountId)).toBe(0);
+    expect(await ledgerState(accountId)).toEqual({ holds: 2, releases: 2, settled: 2, open: 0 });
+  });
+
+  it.runIf(usingPostgres)(
+    'fetch at most 2 pages across two API processes on the same PostgreSQL database',
+    async () => {
+      const env = { ...t.env.env, UNFURL_ALLOW_PRIVATE_NETWORK: 'true' };
+      const started = await Promise.all([
+        startServerProcess('test/support/paid-server.ts', env, 90_000),
+        startServerProcess('test/support/paid-server.ts', env, 90_000),
+      ]);
+      servers.push(...started);
+      const { apiKey, accountId } = await accountWithBalance(t.services, BALANCE);
+      const before = fetched.length;
+      const statuses = await Promise.all(
+        Array.from({ length: N }, async (_, i) => {
+          const target = encodeURIComponent(`${site.url}/two/${i}`);
+          const res = await fetch(`${started[i % 2]!.url}/v1/web/scrape?url=${target}`, {
+            headers: { authorization: `Bearer ${apiKey}` },
+          });
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      );
+      expectBounded(statuses, fetched.length - before);
+      expect(await t.services.ledger.balance(accountId)).toBe(0);
+      expect(await ledgerState(accountId)).toEqual({ holds: 2, releases: 2, settled: 2, open: 0 });
+    },
+    120_000,
+  );
+});
+
+describe('the hold of a paid request', () => {
+  it('is released when the work fails: the request costs nothing', async () => {
+    const { apiKey, accountId } = await accountWithBalance(t.services, 5);
+    const res = await t.call(apiKey, {
+      method: 'GET',
+      url: '/v1/web/scrape',
+      query: { url: `${site.url}/broken` },
+    });
+    expect(res.statusCode).toBeGreaterThanOrEqual(400);
+    expect(res.headers['x-credits-charged']).toBeUndefined();
+    expect(await t.services.ledger.balance(accountId)).toBe(5);
+    expect(await ledgerState(accountId)).toEqual({ holds: 1, releases: 1, settled: 0, open: 0 });
+  });
+
+  it('of a request whose process died is given back by the sweeper, and only once it is stale', async () => {
+    const { accountId } = await accountWithBalance(t.services, 5);
+    const { ledger } = t.services;
+    // A process holds for a request, then dies before ending it.
+    expect(await ledger.holdRequest(accountId, 'req_died_mid_work', 1, 'Scrape')).toBe(4);
+    expect(await ledger.releaseStaleRequestHolds(REQUEST_HOLD_MAX_AGE_MS)).toBe(0);
+    expect(await ledger.balance(accountId)).toBe(4);
+    const later = Date.now() + REQUEST_HOLD_MAX_AGE_MS + 1;
+    expect(await ledger.releaseStaleRequestHolds(REQUEST_HOLD_MAX_AGE_MS, later)).toBeGreaterThanOrEqual(1);
+    expect(await ledger.balance(accountId)).toBe(5);
+    // The request's own end, should it ever come, charges nothing more.
+    expect(await ledger.endRequest(accountId, 'req_died_mid_work', 1, 'Scrape')).toBeNull();
+    expect(await ledger.balance(accountId)).toBe(5);
+    expect(await ledgerState(accountId)).toEqual({ holds: 1, releases: 1, settled: 0, open: 0 });
+  });
+});
