@@ -11,7 +11,12 @@ export interface Config {
   readonly databaseUrl: string | null;
   readonly redisUrl: string | null;
   readonly publicUrl: string;
+  /** Token bucket per API key or session. */
   readonly rateLimit: { readonly rps: number; readonly burst: number };
+  /** Token bucket per account, shared by all its keys and sessions (so more keys add nothing). */
+  readonly accountRateLimit: { readonly rps: number; readonly burst: number };
+  /** Most live (queued or active) jobs one account may have, per group of heavy kinds. */
+  readonly accountJobLimits: { readonly crawls: number; readonly mediaJobs: number };
   readonly authRateLimit: { readonly perMinute: number };
   readonly allowPrivateNetwork: boolean;
   readonly upstreams: Readonly<Record<string, string>>;
@@ -223,6 +228,8 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError('UNFURL_PROXY_URLS', `"${p}" is not a URL`);
     }
   }
+  const keyRps = num(env, 'UNFURL_RATE_LIMIT_RPS', 10, 0.001);
+  const keyBurst = int(env, 'UNFURL_RATE_LIMIT_BURST', 20, 1, 1_000_000);
   const config: Config = {
     port,
     host,
@@ -230,9 +237,14 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     redisUrl,
     publicUrl: publicUrl.replace(/\/+$/, ''),
-    rateLimit: {
-      rps: num(env, 'UNFURL_RATE_LIMIT_RPS', 10, 0.001),
-      burst: int(env, 'UNFURL_RATE_LIMIT_BURST', 20, 1, 1_000_000),
+    rateLimit: { rps: keyRps, burst: keyBurst },
+    accountRateLimit: {
+      rps: num(env, 'UNFURL_ACCOUNT_RATE_LIMIT_RPS', keyRps, 0.001),
+      burst: int(env, 'UNFURL_ACCOUNT_RATE_LIMIT_BURST', keyBurst, 1, 1_000_000),
+    },
+    accountJobLimits: {
+      crawls: int(env, 'UNFURL_ACCOUNT_MAX_CRAWLS', 2, 1, 10_000),
+      mediaJobs: int(env, 'UNFURL_ACCOUNT_MAX_MEDIA_JOBS', 4, 1, 10_000),
     },
     authRateLimit: { perMinute: int(env, 'UNFURL_AUTH_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000) },
     allowPrivateNetwork: bool(env, 'UNFURL_ALLOW_PRIVATE_NETWORK', false),

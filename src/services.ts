@@ -42,8 +42,10 @@ export interface Services {
   readonly authenticator: Authenticator;
   readonly checkouts: Checkouts;
   readonly stripe: Stripe | null;
-  /** Per API key. */
+  /** Per API key or session. */
   readonly rateLimiter: RateLimiter;
+  /** Per account, shared by its keys and sessions. */
+  readonly accountRateLimiter: RateLimiter;
   /** Per client IP, for register and login. */
   readonly authRateLimiter: RateLimiter;
   /** Outbound HTTP on a caller's behalf (SSRF-guarded). */
@@ -103,6 +105,7 @@ export async function createServices(config: Config): Promise<Services> {
   if (config.checkout === 'stripe' && stripe) provider = new StripeCheckoutProvider(stripe, config.publicUrl);
   if (config.checkout === 'test') provider = new TestCheckoutProvider(config.publicUrl);
   const keyPolicy = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
+  const accountPolicy = { rate: config.accountRateLimit.rps, burst: config.accountRateLimit.burst };
   const registry = new JobRegistry();
   const records = new JobRecords(store.db, store.workerDb, store.dialect, store.pools);
   const queue: JobQueue = config.redisUrl
@@ -113,6 +116,7 @@ export async function createServices(config: Config): Promise<Services> {
   const jobService = new JobService(store.db, records, registry, ledger, queue, {
     maxAttempts: config.jobs.maxAttempts,
     resultTtlMs: config.jobResultTtlMs,
+    perAccount: config.accountJobLimits,
   });
   const proxies = new ProxyPool(config.proxyUrls);
   const fetcher = new SafeFetcher({
@@ -148,6 +152,9 @@ export async function createServices(config: Config): Promise<Services> {
     rateLimiter: redis
       ? new RedisRateLimiter(redis, keyPolicy, `${config.jobs.queuePrefix}:rl:key:`)
       : new MemoryRateLimiter(keyPolicy),
+    accountRateLimiter: redis
+      ? new RedisRateLimiter(redis, accountPolicy, `${config.jobs.queuePrefix}:rl:acct:`)
+      : new MemoryRateLimiter(accountPolicy),
     authRateLimiter: redis
       ? new RedisRateLimiter(redis, ipPolicy, `${config.jobs.queuePrefix}:rl:ip:`)
       : new MemoryRateLimiter(ipPolicy),

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { creditsSpent } from '../metrics.js';
+import { lockAccountRow } from '../store/account-lock.js';
 import type { Db, Tx } from '../store/db.js';
 import { newId } from '../store/ids.js';
 
@@ -169,7 +170,7 @@ export class Ledger {
       return this.releaseAndSettle(tx, accountId, requestId, Number(open.amount), cost, description);
     });
     if (ended && ended.charged > 0) creditsSpent.labels('request').inc(ended.charged);
-    return ended && ended.balance;
+    return ended ? ended.balance : null;
   }
 
   /**
@@ -241,7 +242,7 @@ export class Ledger {
     const run = async (t: Tx) => {
       // Serialises with settleJob on the account row: either the job ends first and this sees its
       // release, or this hold commits first and settleJob releases it with the rest.
-      await this.lockAccount(t, accountId);
+      await lockAccountRow(t, accountId);
       const ended = await t
         .selectFrom('credit_transactions')
         .select('id')
@@ -269,7 +270,7 @@ export class Ledger {
     let charged = 0;
     const run = async (t: Tx) => {
       // Lock first, then read the holds: a hold committed meanwhile is seen and released too.
-      await this.lockAccount(t, accountId);
+      await lockAccountRow(t, accountId);
       const held = await this.heldFor(jobId, t);
       const ended = await this.releaseAndSettle(t, accountId, jobId, held, cost, description);
       if (!ended) return false;
@@ -280,18 +281,6 @@ export class Ledger {
     // Counted once the entry is written (with a caller's tx: once written inside it).
     if (charged > 0) creditsSpent.labels('job').inc(charged);
     return done;
-  }
-
-  /** Locks the account row until the transaction ends (a no-op write); answers its balance. */
-  private async lockAccount(tx: Tx, accountId: string): Promise<number> {
-    const locked = await tx
-      .updateTable('accounts')
-      .set({ balance: sql`balance` })
-      .where('id', '=', accountId)
-      .returning('balance')
-      .executeTakeFirst();
-    if (!locked) throw new AppError('not_found', 'account not found');
-    return locked.balance;
   }
 
   /** Credits currently held for a job (positive number; 0 once the job's holds are released). */
@@ -313,7 +302,7 @@ export class Ledger {
     positive(amount);
     return this.db.transaction().execute(async (tx) => {
       // Lock the account row first so the cap is computed on the balance we then debit.
-      const balance = await this.lockAccount(tx, accountId);
+      const balance = await lockAccountRow(tx, accountId);
       const taken = Math.min(amount, balance);
       const capped = taken < amount;
       const r = await this.post(tx, {

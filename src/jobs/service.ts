@@ -4,13 +4,15 @@ import { createHash } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { Ledger } from '../billing/ledger.js';
 import { AppError } from '../errors.js';
-import { type Db, isUniqueViolation } from '../store/db.js';
+import { lockAccountRow } from '../store/account-lock.js';
+import { type Db, isUniqueViolation, type Tx } from '../store/db.js';
 import { newId } from '../store/ids.js';
 import type { JobStatus, JobsTable } from '../store/schema.js';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
 import type { JobQueue, QueuedJob } from './queue.js';
 import type { JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
+import type { PerAccountLimit } from './types.js';
 
 export interface SubmitRequest {
   accountId: string;
@@ -44,7 +46,12 @@ export class JobService {
     private readonly registry: JobRegistry,
     private readonly ledger: Ledger,
     private readonly queue: JobQueue,
-    private readonly defaults: { maxAttempts: number; resultTtlMs: number },
+    private readonly defaults: {
+      maxAttempts: number;
+      resultTtlMs: number;
+      /** Most live (queued or active) jobs an account may have per limit group. */
+      perAccount: Readonly<Record<PerAccountLimit, number>>;
+    },
     private readonly log: { warn(obj: object, msg: string): void } = console,
   ) {}
 
@@ -101,7 +108,7 @@ export class JobService {
       result_expires_at: null,
     };
     try {
-      if (estimate === 0 && !key && !dedupeKey) {
+      if (estimate === 0 && !key && !dedupeKey && !kind.perAccount) {
         // Nothing to hold: the row alone is the job, and concurrent ones share one INSERT.
         await this.plainInserts.add(row);
       } else {
@@ -110,6 +117,7 @@ export class JobService {
           if (estimate > 0) {
             await this.ledger.hold(req.accountId, jobId, estimate, 1, `Hold for ${req.kind} job`, tx);
           }
+          if (kind.perAccount) await this.checkAccountLimit(tx, req.accountId, kind.perAccount, estimate > 0);
           if (key) {
             await tx
               .insertInto('idempotency_keys')
@@ -155,6 +163,36 @@ export class JobService {
         }),
     });
     return { jobId, created: true };
+  }
+
+  /**
+   * Refuses (429) a job that would take the account past its live jobs of one limit group. Counted
+   * inside the accepting transaction once the account row is locked (the hold locks it), so concurrent
+   * submits on any number of processes cannot pass the limit together; the count includes this job.
+   */
+  private async checkAccountLimit(tx: Tx, accountId: string, group: PerAccountLimit, locked: boolean) {
+    if (!locked) await lockAccountRow(tx, accountId);
+    const kinds = this.registry
+      .all()
+      .filter((k) => k.perAccount === group)
+      .map((k) => k.kind);
+    const row = await tx
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('kind', 'in', kinds)
+      .where('status', 'in', ['queued', 'active'])
+      .executeTakeFirst();
+    const limit = this.defaults.perAccount[group];
+    if (Number(row?.n ?? 0) > limit) {
+      const what = group === 'crawls' ? 'crawls' : 'media jobs (speech, OCR, describe, extract)';
+      throw new AppError(
+        'rate_limited',
+        `This account already has ${limit} ${what} queued or running; retry when one has finished`,
+        `limit=${limit}`,
+        { 'Retry-After': String(ACCOUNT_LIMIT_RETRY_AFTER_S) },
+      );
+    }
   }
 
   /**
@@ -223,6 +261,9 @@ export class JobService {
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Retry-After of a job refused by a per-account limit: about the time a short job takes. */
+const ACCOUNT_LIMIT_RETRY_AFTER_S = 5;
 
 /** Queue messages a process may have on their way before submits wait for them. */
 const MAX_UNSENT = 10_000;

@@ -32,9 +32,16 @@ export interface JobKind<I = unknown, R = unknown> {
   readonly maxAttempts?: number;
   /** Per-attempt time limit (default 10 minutes). */
   readonly timeoutMs?: number;
+  /**
+   * The per-account limit on live (queued or active) jobs this kind counts against, so one account
+   * cannot fill the shared slots: crawls, or media jobs (speech, OCR, describe, extract).
+   */
+  readonly perAccount?: PerAccountLimit;
   /** Same account and key while a job is queued or active → that job instead of a new one. */
   dedupeKey?(input: I): string | null;
 }
+
+export type PerAccountLimit = 'crawls' | 'mediaJobs';
 
 /** Thrown by handlers: `retryable` failures go back to the queue with backoff, others fail at once. */
 export class JobError extends Error {

@@ -59,6 +59,7 @@ const charged = new WeakMap<object, number>();
 export function registerDescribe(deps: AiJobDeps & { readText: FrameTextReader }): void {
   deps.registry.register<DescribeInput, DescribeResult>({
     kind: 'describe',
+    perAccount: 'mediaJobs',
     inputSchema: DescribeBody,
     concurrency: 2,
     timeoutMs: aiJobTimeoutMs(deps.settings),

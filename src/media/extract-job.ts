@@ -36,6 +36,7 @@ const charged = new WeakMap<object, number>();
 export function registerExtract(deps: AiJobDeps): void {
   deps.registry.register<ExtractInput, ExtractResult>({
     kind: 'extract',
+    perAccount: 'mediaJobs',
     inputSchema: Type.Object({
       url: Type.String(),
       prompt: Type.Optional(Type.String()),

@@ -61,6 +61,7 @@ export function registerOcr(deps: OcrJobDeps): void {
   const { settings } = deps;
   deps.registry.register<OcrInput, OcrResult>({
     kind: 'ocr',
+    perAccount: 'mediaJobs',
     inputSchema: OcrBody,
     concurrency: settings.jobConcurrency,
     // Download, decoding and OCR of the longest video allowed, with room to spare.

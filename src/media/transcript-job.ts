@@ -41,6 +41,7 @@ export function registerSpeechTranscripts(deps: AiJobDeps): void {
     speechCredits(Math.min(input.durationSec ?? UNKNOWN_LENGTH_SECONDS, settings.maxMediaSeconds));
   deps.registry.register<SpeechJobInput, Transcript>({
     kind: 'transcript',
+    perAccount: 'mediaJobs',
     inputSchema: SpeechJobInputSchema,
     concurrency: 2,
     timeoutMs: aiJobTimeoutMs(settings),

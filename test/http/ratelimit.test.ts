@@ -1,4 +1,5 @@
-// Rate limits (DESIGN §4, §9): a token bucket per API key (UNFURL_RATE_LIMIT_RPS/BURST) and per client
+// Rate limits (DESIGN §4, §9, §11): a token bucket per API key (UNFURL_RATE_LIMIT_RPS/BURST), one per
+// account shared by all its keys and sessions (UNFURL_ACCOUNT_RATE_LIMIT_RPS/BURST), and one per client
 // IP on register and login (UNFURL_AUTH_RATE_LIMIT_PER_MINUTE). With REDIS_URL the buckets live in
 // Redis and are shared by every process; without it each process has its own.
 import { randomInt } from 'node:crypto';
@@ -39,7 +40,13 @@ describe('per-key token bucket', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(
-      { UNFURL_RATE_LIMIT_RPS: String(RPS), UNFURL_RATE_LIMIT_BURST: String(BURST) },
+      {
+        UNFURL_RATE_LIMIT_RPS: String(RPS),
+        UNFURL_RATE_LIMIT_BURST: String(BURST),
+        // The account's own bucket is tested below; here it stays out of the way.
+        UNFURL_ACCOUNT_RATE_LIMIT_RPS: '100000',
+        UNFURL_ACCOUNT_RATE_LIMIT_BURST: '100000',
+      },
       {
         extraRoutes: (app: FastifyInstance) => {
           paidTestRoutes(app);
@@ -98,8 +105,14 @@ describe('per-key token bucket', () => {
       .select(['type', 'amount'])
       .where('account_id', '=', accountId)
       .execute();
+    // Each request that ran held its price, then released the hold and settled it; the refused one left nothing.
     expect(rows.map((r) => `${r.type}:${r.amount}`).sort()).toEqual(
-      ['grant:100', ...Array(BURST).fill('settled:-1')].sort(),
+      [
+        'grant:100',
+        ...Array(BURST).fill('hold:-1'),
+        ...Array(BURST).fill('release:1'),
+        ...Array(BURST).fill('settled:-1'),
+      ].sort(),
     );
   });
 
@@ -125,6 +138,52 @@ describe('per-key token bucket', () => {
     const { apiKey } = await t.register();
     const rs = await many(apiKey, BURST + 1, { method: 'GET', url: '/v1/test/own-hooks' });
     expect(statuses(rs)).toEqual([...Array(BURST).fill(200), 429]);
+  });
+});
+
+describe('per-account token bucket (by default as big as a key\'s)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ UNFURL_RATE_LIMIT_RPS: String(RPS), UNFURL_RATE_LIMIT_BURST: String(BURST) });
+  });
+  afterAll(async () => closeTestApp(t));
+
+  const get = (key: string) => t.call(key, { method: 'GET', url: '/v1/account' });
+
+  it('is shared by every key and session of the account: more keys add no requests', async () => {
+    const a = await t.register();
+    const keys = [a.apiKey];
+    for (let i = 0; i < 4; i++) keys.push((await t.services.accounts.createKey(a.accountId, `k${i}`)).key);
+    keys.push((await t.services.accounts.login(a.email, PASSWORD)).token);
+    // One request per key or session: only BURST of them pass, whichever keys they used.
+    const rs = await Promise.all(keys.map(get));
+    expect(statuses(rs)).toEqual([...Array(BURST).fill(200), ...Array(keys.length - BURST).fill(429)]);
+    for (const r of rs.filter((x) => x.statusCode === 429)) expectRateLimited(r);
+    // A fresh key of the same account is refused too, while another account is served.
+    const fresh = await t.services.accounts.createKey(a.accountId, 'fresh');
+    expectRateLimited(await get(fresh.key));
+    const b = await t.register();
+    expect((await get(b.apiKey)).statusCode).toBe(200);
+  });
+
+  it('set tighter than the per-key bucket, it is the one that refuses (and fills the headers)', async () => {
+    const tight = await createTestApp({
+      UNFURL_RATE_LIMIT_RPS: '100',
+      UNFURL_RATE_LIMIT_BURST: '100',
+      UNFURL_ACCOUNT_RATE_LIMIT_RPS: String(RPS),
+      UNFURL_ACCOUNT_RATE_LIMIT_BURST: '2',
+    });
+    try {
+      const { apiKey } = await tight.register();
+      const rs = await Promise.all(
+        Array.from({ length: 3 }, () => tight.call(apiKey, { method: 'GET', url: '/v1/account' })),
+      );
+      expect(statuses(rs)).toEqual([200, 200, 429]);
+      for (const r of rs) expect(r.headers['ratelimit-policy']).toMatch(/^"default";q=2;/);
+      expectRateLimited(rs.find((r) => r.statusCode === 429)!, 2);
+    } finally {
+      await closeTestApp(tight);
+    }
   });
 });
 

@@ -49,6 +49,9 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     UNFURL_RATE_LIMIT_RPS: '100000',
     UNFURL_RATE_LIMIT_BURST: '100000',
     UNFURL_AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+    // Per-account limits are raised like the rate limits; the tests of those limits set their own.
+    UNFURL_ACCOUNT_MAX_CRAWLS: '10000',
+    UNFURL_ACCOUNT_MAX_MEDIA_JOBS: '10000',
     UNFURL_PUBLIC_URL: 'http://127.0.0.1:8080',
     UNFURL_CHECKOUT: 'test',
     LOG_LEVEL: 'silent',

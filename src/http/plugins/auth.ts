@@ -45,13 +45,33 @@ function rateLimitHeaders(reply: FastifyReply, limiter: RateLimiter, d: BucketDe
 }
 
 async function limit(reply: FastifyReply, limiter: RateLimiter, key: string) {
-  const decision = await limiter.take(key);
+  decide(reply, limiter, await limiter.take(key));
+}
+
+/** Answers a bucket's decision: the RateLimit headers, and a 429 when it refused. */
+function decide(reply: FastifyReply, limiter: RateLimiter, decision: BucketDecision) {
   rateLimitHeaders(reply, limiter, decision);
   if (!decision.allowed) {
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
     throw new AppError('rate_limited', `Too many requests; retry after ${seconds} s`, null, {
       'Retry-After': String(seconds),
     });
+  }
+}
+
+/**
+ * Takes a token from the key's bucket and one from its account's (both at once: one round trip when
+ * they live in Redis). The tighter of the two answers decides and fills the headers.
+ */
+async function limitCaller(reply: FastifyReply, services: Services, caller: Principal) {
+  const [byKey, byAccount] = await Promise.all([
+    services.rateLimiter.take(caller.keyId),
+    services.accountRateLimiter.take(caller.accountId),
+  ]);
+  if (!byAccount.allowed || (byKey.allowed && byAccount.remaining < byKey.remaining)) {
+    decide(reply, services.accountRateLimiter, byAccount);
+  } else {
+    decide(reply, services.rateLimiter, byKey);
   }
 }
 
@@ -86,7 +106,7 @@ export function registerAuth(app: FastifyInstance, services: Services, routeTabl
           );
         }
         request.principal = found;
-        await limit(reply, services.rateLimiter, found.keyId);
+        await limitCaller(reply, services, found);
       });
     }
     route.onRequest = [...hooks, ...own];

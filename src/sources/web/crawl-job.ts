@@ -90,6 +90,7 @@ export type CrawlResult = CrawlOutcome;
 export function registerCrawl(deps: CrawlJobDeps): void {
   deps.registry.register<CrawlInput, CrawlResult>({
     kind: 'crawl',
+    perAccount: 'crawls',
     inputSchema: CrawlBody,
     estimate: (input) => prices.crawlBase + prices.crawlPerPage * input.limit,
     cost: (_input, result) => prices.crawlBase + prices.crawlPerPage * result.pagesScraped,
