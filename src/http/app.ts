@@ -7,6 +7,7 @@ import { newId } from '../store/ids.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { type RouteEntry, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
+import { registerInputGuard } from './plugins/input-guard.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutPageRoutes } from './routes/checkout-page.js';
@@ -75,6 +76,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
   registerErrorHandling(app, config.publicUrl);
   registerAuth(app, services, routeTable);
+  registerInputGuard(app);
   registerRequestObservability(app);
 
   await app.register(swagger, {

@@ -19,11 +19,11 @@ const ajv = new Ajv2020({
   code: { regExp: re2 },
 });
 
-function depth(value: unknown): number {
-  if (!value || typeof value !== 'object') return 0;
-  let deepest = 0;
-  for (const v of Object.values(value as object)) deepest = Math.max(deepest, depth(v));
-  return deepest + 1;
+/** Whether `value` nests more than `max` levels; never walks further than that (no deep recursion). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (!value || typeof value !== 'object') return false;
+  if (max === 0) return true;
+  return Object.values(value as object).some((v) => nestsDeeperThan(v, max - 1));
 }
 
 /** The schema as we send and compile it: `$schema`/`$id` dropped (drafts differ; ids could clash). */
@@ -35,9 +35,10 @@ export function normaliseSchema(schema: JsonSchema): JsonSchema {
 /** Why `schema` cannot be used, or null when it can. */
 export function schemaProblem(schema: unknown): string | null {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return 'must be a JSON Schema object';
+  // Depth first: serialising a schema nested thousands of levels deep would exhaust the stack.
+  if (nestsDeeperThan(schema, MAX_SCHEMA_DEPTH)) return `nests deeper than ${MAX_SCHEMA_DEPTH} levels`;
   const bytes = Buffer.byteLength(JSON.stringify(schema));
   if (bytes > MAX_SCHEMA_BYTES) return `is ${bytes} bytes; at most ${MAX_SCHEMA_BYTES}`;
-  if (depth(schema) > MAX_SCHEMA_DEPTH) return `nests deeper than ${MAX_SCHEMA_DEPTH} levels`;
   const s = normaliseSchema(schema as JsonSchema);
   if (s.type !== 'object') return 'must describe an object ("type": "object" at the top)';
   if (!ajv.validateSchema(s))

@@ -1,0 +1,62 @@
+// The last check on every request's input before its handler runs: values that pass a schema yet no
+// code downstream is ready for. Query strings are coerced by the schema validator, so "Infinity" or
+// "1e309" become a number that is not finite (limits and offsets would reach SQL or bypass caps); NUL
+// characters are refused by PostgreSQL and never mean anything in a name, id or URL; and a body
+// nested thousands of levels deep exhausts the stack of any recursive walk (a JSON Schema, a
+// canonical form). Each is a 400 that names the parameter. The walk is iterative, so the guard
+// itself cannot overflow.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.js';
+
+/** Deepest nesting a request body may have (a caller's JSON Schema is capped far below this). */
+export const MAX_INPUT_DEPTH = 64;
+
+export interface InputProblem {
+  /** Dotted path of the value (`limit`, `schema.properties.a`, `videoIds.3`); '' for the whole input. */
+  path: string;
+  reason: string;
+}
+
+/** The first value of `input` no handler should see, or null. Pure. */
+export function findInputProblem(input: unknown): InputProblem | null {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [
+    { value: input, path: '', depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return { path, reason: 'must be a finite number' };
+    } else if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { path, reason: 'must not contain NUL characters' };
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_INPUT_DEPTH) return { path, reason: `nests deeper than ${MAX_INPUT_DEPTH} levels` };
+      for (const [key, child] of Object.entries(value)) {
+        if (key.includes('\u0000')) return { path, reason: 'must not contain NUL characters in names' };
+        stack.push({ value: child, path: path ? `${path}.${key}` : key, depth: depth + 1 });
+      }
+    }
+  }
+  return null;
+}
+
+const PARTS = [
+  ['params', 'path parameter'],
+  ['query', 'query parameter'],
+  ['body', 'body field'],
+] as const;
+
+function check(request: FastifyRequest): void {
+  for (const [part, word] of PARTS) {
+    const problem = findInputProblem(request[part]);
+    if (!problem) continue;
+    // A problem deep inside a body field is reported at that field, with the inner path in the message.
+    const name = problem.path.split('.')[0] || (part === 'body' ? 'body' : 'request');
+    const inner = problem.path.length > 100 ? `${problem.path.slice(0, 100)}…` : problem.path;
+    const where = problem.path && problem.path !== name ? ` (at ${inner})` : '';
+    throw new AppError('invalid_request', `Invalid ${word} '${name}'${where}: ${problem.reason}`, name);
+  }
+}
+
+export function registerInputGuard(app: FastifyInstance): void {
+  app.addHook('preHandler', async (request) => check(request));
+}
