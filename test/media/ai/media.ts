@@ -28,6 +28,17 @@ export function haveFfmpeg(): boolean {
   }
 }
 
+export function haveTesseract(): boolean {
+  try {
+    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    if (process.env.CI === 'true')
+      throw new Error('tesseract is required (CI=true): apt-get install tesseract-ocr');
+    return false;
+  }
+}
+
 /** An aevalsrc expression: each tone as a sine between its times, silence elsewhere. */
 function toneExpression(tones: readonly Tone[]): string {
   return tones.reduceRight(
@@ -79,16 +90,25 @@ export interface MediaServer extends Loopback {
   urlOf(name: string): string;
   /** Paths asked for, in order. */
   requests: string[];
+  /** Names answered with a 302 to another name of this server (tests add to it). */
+  redirects: Map<string, string>;
 }
 
-/** Serves the files of a fresh temp dir by name, with the content type their extension implies. */
+/** Serves the files of a fresh temp dir by name, with the content type their extension implies (else
+ * application/octet-stream). */
 export async function startMediaServer(): Promise<MediaServer> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ai-media-'));
   const requests: string[] = [];
+  const redirects = new Map<string, string>();
   const types: Record<string, string> = { mp3: 'audio/mpeg', mp4: 'video/mp4' };
   const server = await startServer((req, res) => {
     const name = path.basename((req.url ?? '').split('?')[0]!);
     requests.push(name);
+    const to = redirects.get(name);
+    if (to) {
+      res.writeHead(302, { location: `/${to}` }).end();
+      return;
+    }
     const file = path.join(dir, name);
     let size: number;
     try {
@@ -108,6 +128,7 @@ export async function startMediaServer(): Promise<MediaServer> {
     ...server,
     dir,
     requests,
+    redirects,
     urlOf: (name) => `${server.url}/${name}`,
     async close() {
       await server.close();
