@@ -1,8 +1,9 @@
 // What ffmpeg and ffprobe may open, on real files: ordinary video and audio (mp4, webm, mp3, wav) still
-// probe and decode through every call site; an HLS playlist, an ffconcat list and an image sequence —
-// each shown first to make plain ffprobe read another file — are refused, even when named `.mp4`.
+// probe and decode through every call site; an HLS playlist (also behind an ID3 tag), an ffconcat list
+// and an image sequence — each shown first to make plain ffprobe read another file — are refused at the
+// probe and at every decoder, even when named `.mp4`.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -45,6 +46,9 @@ beforeAll(async () => {
     file('hls.mp4'),
     `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:1.0,\nfile://${file('secret.mp4')}\n#EXT-X-ENDLIST\n`,
   );
+  // Past the download's check of the first bytes: ffmpeg skips an ID3 tag before it probes.
+  const id3 = Buffer.from([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0]);
+  await writeFile(file('id3-hls.mp3'), Buffer.concat([id3, await readFile(file('hls.mp4'))]));
   // ffconcat's safe mode still takes a plain name next to the list.
   await writeFile(file('list.mp4'), 'ffconcat version 1.0\nfile secret.mp4\n');
   await lavfi('-f', 'lavfi', '-i', 'color=c=red:s=32x32:r=10:d=0.2', file('img-%03d.png'));
@@ -63,6 +67,7 @@ async function plainFormat(input: string): Promise<string> {
 
 const HOSTILE = [
   ['an HLS playlist named .mp4', 'hls.mp4', 'hls'],
+  ['an HLS playlist behind an ID3 tag, named .mp3', 'id3-hls.mp3', 'hls'],
   ['an ffconcat list named .mp4', 'list.mp4', 'concat'],
   ['an image-sequence pattern', 'img-%03d.png', 'image2'],
 ] as const;

@@ -1,6 +1,7 @@
 // Test media made with ffmpeg lavfi: tones of known pitch at known times (silence between), as an
-// MP3 or under a testsrc2 video, and a loopback server that serves the files by name — the `direct`
-// platform's kind of URL. Under CI=true a missing ffmpeg fails the tests that need it.
+// MP3 or under a testsrc2 video, and a loopback server that serves the files by name (and redirects
+// between them) — the `direct` platform's kind of URL. Under CI=true a missing ffmpeg or Tesseract
+// fails the tests that need it.
 import { execFile, execFileSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
