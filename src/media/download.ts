@@ -1,6 +1,7 @@
 // Fetches a located media file into a job's scratch directory: streamed to disk (never held in
 // memory), through net/ (SSRF guard per hop, proxies for platform CDNs, UNFURL_UPSTREAM_<NAME>
-// overrides), capped in bytes and time; a partial file is removed when anything goes wrong.
+// overrides), capped in bytes and time; a partial file is removed when anything goes wrong. A playlist
+// (HLS, DASH, ffconcat) is refused as it starts, and the file is never named after the URL.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
