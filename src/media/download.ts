@@ -1,6 +1,7 @@
 // Fetches a located media file into a job's scratch directory: streamed to disk (never held in
 // memory), through net/ (SSRF guard per hop, proxies for platform CDNs, UNFURL_UPSTREAM_<NAME>
-// overrides), capped in bytes and time; a partial file is removed when anything goes wrong.
+// overrides), capped in bytes and time; a partial file is removed when anything goes wrong. A playlist
+// (HLS, DASH, ffconcat) is refused as it starts, and the file is never named after the URL.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { AppError } from '../errors.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
 import type { Upstreams } from '../net/upstream.js';
 import type { MediaLocation } from '../sources/platform.js';
+import { isPlaylistType, playlistRefused, refusePlaylists } from './playlist.js';
 
 export interface DownloadOptions {
   signal?: AbortSignal;
@@ -51,13 +53,12 @@ const EXTENSIONS: Record<string, string> = {
 /** Answers that are pages or data, not media: a URL that serves one is not a media file. */
 const NOT_MEDIA = /^(text\/|application\/(json|xml|xhtml\+xml|javascript)$)/;
 
-/** A file name extension ffmpeg can go by: the URL's own when it has a short one, else the type's. */
-function extensionFor(url: string, contentType: string | null): string {
-  const fromType = contentType ? EXTENSIONS[contentType] : undefined;
-  if (fromType) return fromType;
-  const m = /\.([a-z0-9]{2,4})$/i.exec(new URL(url).pathname);
-  return m ? m[1]!.toLowerCase() : 'bin';
-}
+/**
+ * The scratch file's extension: from the declared type when it is a media type we know, else `bin`.
+ * Never from the URL, which a stranger chooses (a `.m3u8` name once selected ffmpeg's HLS demuxer).
+ */
+const extensionFor = (contentType: string | null): string =>
+  (contentType ? EXTENSIONS[contentType] : undefined) ?? 'bin';
 
 function statusError(status: number, location: MediaLocation): AppError {
   const where = location.upstream === 'web' ? 'The media URL' : `${location.upstream}'s media server`;
@@ -96,6 +97,10 @@ export class MediaDownloader {
         discard(res.body);
         throw statusError(res.status, location);
       }
+      if (isPlaylistType(res.contentType)) {
+        discard(res.body);
+        throw playlistRefused();
+      }
       if (res.contentType && NOT_MEDIA.test(res.contentType)) {
         discard(res.body);
         throw new AppError(
@@ -108,10 +113,7 @@ export class MediaDownloader {
         discard(res.body);
         throw tooLarge(maxBytes);
       }
-      file = path.join(
-        dir,
-        `media-${randomBytes(6).toString('hex')}.${extensionFor(res.url, res.contentType)}`,
-      );
+      file = path.join(dir, `media-${randomBytes(6).toString('hex')}.${extensionFor(res.contentType)}`);
       let bytes = 0;
       const counter = new Transform({
         transform(chunk: Buffer, _enc, done) {
@@ -120,7 +122,9 @@ export class MediaDownloader {
           done(null, chunk);
         },
       });
-      await pipeline(res.body, counter, createWriteStream(file, { flags: 'wx' }), { signal });
+      await pipeline(res.body, refusePlaylists(), counter, createWriteStream(file, { flags: 'wx' }), {
+        signal,
+      });
       return { path: file, bytes, contentType: res.contentType };
     } catch (err) {
       if (file) await rm(file, { force: true });

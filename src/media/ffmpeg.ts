@@ -3,6 +3,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
+import { mediaInput, refusedFormat } from './input.js';
 
 export interface RunOptions {
   timeoutMs?: number;
@@ -198,16 +199,26 @@ export function displaySize(p: ProbeResult): { width: number; height: number } |
     : { width: p.width, height: p.height };
 }
 
-/** Duration and streams of a media file; a file ffprobe cannot read is a 400 naming `url`. */
+/**
+ * Duration and streams of a media file; a file ffprobe cannot read is a 400 naming `url`, and so is one
+ * in a format not allowed (a playlist or list the download's early check did not recognise).
+ */
 export async function probe(file: string, options: RunOptions = {}): Promise<ProbeResult> {
   try {
     const { stdout } = await runTool(
       ffprobePath(),
-      ['-v', 'error', '-of', 'json', '-show_format', '-show_streams', file],
+      ['-v', 'error', '-of', 'json', '-show_format', '-show_streams', ...mediaInput(file)],
       { timeoutMs: 60_000, ...options, maxStdoutBytes: 4 * 1024 * 1024 },
     );
     return parseProbe(JSON.parse(stdout.toString('utf8')) as ProbeJson);
   } catch (err) {
+    if (err instanceof MediaToolError && refusedFormat(err.stderr)) {
+      throw new AppError(
+        'invalid_request',
+        "Invalid parameter 'url': it is not a single audio or video file (playlists, file lists and image sequences are refused)",
+        'url',
+      );
+    }
     if (err instanceof MediaToolError) {
       throw new AppError('invalid_request', 'The URL does not point to a media file that can be read', 'url');
     }

@@ -4,6 +4,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 import { displaySize, ffmpegPath, type ProbeResult, probe, streamTool } from './ffmpeg.js';
+import { mediaInput } from './input.js';
 
 export interface GrayFrame {
   /** 0-based index in the sampled sequence. */
@@ -53,8 +54,7 @@ export async function* sampleGrayFrames(
     '-loglevel',
     'error',
     '-nostdin',
-    '-i',
-    file,
+    ...mediaInput(file),
     '-map',
     '0:v:0',
     '-an',
@@ -171,8 +171,7 @@ export async function keyFrames(file: string, options: KeyFrameOptions): Promise
     '-loglevel',
     'error',
     '-nostdin',
-    '-i',
-    file,
+    ...mediaInput(file),
     '-an',
     '-sn',
     '-filter_complex',

@@ -53,6 +53,33 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       return res.end('<html>not a video</html>');
     }
+    if (url.pathname.startsWith('/list/')) {
+      // Playlists where media was expected: by declared type, or by their first bytes under a media type.
+      const lists: Record<string, [string, string]> = {
+        'hls-typed.mp4': ['application/vnd.apple.mpegurl', '#EXTM3U\n#EXTINF:1,\nfile:///etc/passwd\n'],
+        'hls-x.mp4': ['application/x-mpegurl', '#EXTM3U\n'],
+        'audio-mpegurl.mp3': ['audio/mpegurl', '#EXTM3U\n'],
+        'dash.mp4': ['application/dash+xml', '<MPD></MPD>'],
+        'hls.mp4': [
+          'video/mp4',
+          '\uFEFF\n#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:1,\nfile:///etc/passwd\n',
+        ],
+        'concat.mp3': ['audio/mpeg', 'ffconcat version 1.0\nfile secret.mp4\n'],
+        'dash-body.mp4': [
+          'video/mp4',
+          '<?xml version="1.0" encoding="UTF-8"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011">',
+        ],
+        'clip.m3u8': ['application/octet-stream', `#EXTM3U\n${'#EXT-X-DISCONTINUITY\n'.repeat(200)}`],
+      };
+      const [type, body] = lists[url.pathname.slice('/list/'.length)] ?? ['text/plain', ''];
+      res.writeHead(200, { 'content-type': type });
+      return res.end(body);
+    }
+    if (url.pathname === '/named.m3u8') {
+      // Real media bytes under a playlist's name: the scratch file must not take that name.
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      return res.end(FILE.subarray(0, 4000));
+    }
     if (url.pathname === '/slow.mp4') {
       res.writeHead(200, { 'content-type': 'video/mp4' });
       res.write(FILE.subarray(0, 1000));
@@ -172,6 +199,34 @@ describe('MediaDownloader', () => {
     expect((page as AppError).code).toBe('invalid_request');
     expect((page as AppError).details).toBe('url');
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a playlist, by its type or its first bytes, as a 400 naming url that says so', async () => {
+    for (const name of [
+      'hls-typed.mp4',
+      'hls-x.mp4',
+      'audio-mpegurl.mp3',
+      'dash.mp4',
+      'hls.mp4',
+      'concat.mp3',
+      'dash-body.mp4',
+      'clip.m3u8',
+    ]) {
+      const err = await downloader()
+        .download(web(`/list/${name}`), dir)
+        .catch((e: unknown) => e);
+      expect(err, name).toBeInstanceOf(AppError);
+      expect((err as AppError).code, name).toBe('invalid_request');
+      expect((err as AppError).details, name).toBe('url');
+      expect((err as AppError).message, name).toMatch(/playlist/);
+    }
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('names the scratch file by the declared media type only, never by the URL', async () => {
+    const got = await downloader().download(web('/named.m3u8'), dir);
+    expect(got.bytes).toBe(4000);
+    expect(path.basename(got.path)).toMatch(/^media-[0-9a-f]{12}\.bin$/);
   });
 
   it('gives up after the timeout and removes the partial file', async () => {

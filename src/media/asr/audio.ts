@@ -4,6 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { JobError } from '../../jobs/types.js';
 import { ffmpegPath, MediaToolError, runTool } from '../ffmpeg.js';
+import { mediaInput } from '../input.js';
 
 /** Bytes per second of an upload part (32 kbit/s constant bit rate). */
 export const PART_BYTES_PER_SECOND = 4000;
@@ -17,7 +18,7 @@ export async function extractAudio(
   output: string,
   opts: { maxSeconds: number; signal: AbortSignal },
 ): Promise<void> {
-  const args = ['-nostdin', '-v', 'error', '-i', input, '-map', '0:a:0', '-vn', '-sn', '-dn'];
+  const args = ['-nostdin', '-v', 'error', ...mediaInput(input), '-map', '0:a:0', '-vn', '-sn', '-dn'];
   args.push('-ac', '1', '-ar', '16000', '-t', String(opts.maxSeconds), '-c:a', 'flac', '-y', output);
   try {
     await runTool(ffmpegPath(), args, { signal: opts.signal, timeoutMs: toolTimeoutMs(opts.maxSeconds) });
@@ -36,7 +37,7 @@ export async function encodePart(
   part: { startSec: number; endSec: number },
   signal: AbortSignal,
 ): Promise<number> {
-  const args = ['-nostdin', '-v', 'error', '-ss', part.startSec.toFixed(3), '-i', source];
+  const args = ['-nostdin', '-v', 'error', ...mediaInput(source, ['-ss', part.startSec.toFixed(3)])];
   args.push('-t', (part.endSec - part.startSec).toFixed(3), '-ac', '1', '-ar', '16000');
   args.push('-c:a', 'libmp3lame', '-b:a', PART_BITRATE, '-y', output);
   await runTool(ffmpegPath(), args, { signal, timeoutMs: toolTimeoutMs(part.endSec - part.startSec) });

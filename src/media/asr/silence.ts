@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ffmpegPath, runTool } from '../ffmpeg.js';
+import { mediaInput } from '../input.js';
 
 export interface Silence {
   startSec: number;
@@ -32,7 +33,8 @@ export async function detectSilences(
 ): Promise<Silence[]> {
   const report = path.join(path.dirname(audio), 'silences.txt');
   const filter = `silencedetect=noise=${opts.noiseDb ?? -35}dB:d=${opts.minSeconds ?? 0.4},ametadata=mode=print:file=${report}`;
-  await runTool(ffmpegPath(), ['-nostdin', '-v', 'error', '-i', audio, '-af', filter, '-f', 'null', '-'], {
+  const args = ['-nostdin', '-v', 'error', ...mediaInput(audio), '-af', filter, '-f', 'null', '-'];
+  await runTool(ffmpegPath(), args, {
     signal: opts.signal,
     timeoutMs: 60_000 + durationSec * 100,
   });

@@ -1,6 +1,7 @@
 // Test media made with ffmpeg lavfi: tones of known pitch at known times (silence between), as an
-// MP3 or under a testsrc2 video, and a loopback server that serves the files by name — the `direct`
-// platform's kind of URL. Under CI=true a missing ffmpeg fails the tests that need it.
+// MP3 or under a testsrc2 video, and a loopback server that serves the files by name (and redirects
+// between them) — the `direct` platform's kind of URL. Under CI=true a missing ffmpeg or Tesseract
+// fails the tests that need it.
 import { execFile, execFileSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +25,17 @@ export function haveFfmpeg(): boolean {
   } catch {
     if (process.env.CI === 'true')
       throw new Error('ffmpeg/ffprobe are required (CI=true): apt-get install ffmpeg');
+    return false;
+  }
+}
+
+export function haveTesseract(): boolean {
+  try {
+    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    if (process.env.CI === 'true')
+      throw new Error('tesseract is required (CI=true): apt-get install tesseract-ocr');
     return false;
   }
 }
@@ -79,16 +91,25 @@ export interface MediaServer extends Loopback {
   urlOf(name: string): string;
   /** Paths asked for, in order. */
   requests: string[];
+  /** Names answered with a 302 to another name of this server (tests add to it). */
+  redirects: Map<string, string>;
 }
 
-/** Serves the files of a fresh temp dir by name, with the content type their extension implies. */
+/** Serves the files of a fresh temp dir by name, with the content type their extension implies (else
+ * application/octet-stream). */
 export async function startMediaServer(): Promise<MediaServer> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ai-media-'));
   const requests: string[] = [];
+  const redirects = new Map<string, string>();
   const types: Record<string, string> = { mp3: 'audio/mpeg', mp4: 'video/mp4' };
   const server = await startServer((req, res) => {
     const name = path.basename((req.url ?? '').split('?')[0]!);
     requests.push(name);
+    const to = redirects.get(name);
+    if (to) {
+      res.writeHead(302, { location: `/${to}` }).end();
+      return;
+    }
     const file = path.join(dir, name);
     let size: number;
     try {
@@ -108,6 +129,7 @@ export async function startMediaServer(): Promise<MediaServer> {
     ...server,
     dir,
     requests,
+    redirects,
     urlOf: (name) => `${server.url}/${name}`,
     async close() {
       await server.close();

@@ -1,7 +1,6 @@
 // Describe end to end: POST /v1/video/describe on a generated video served on loopback → the job
 // (real ffmpeg key frames, real HTTP to the OpenAI-compatible stand-in, which decodes every image
 // it gets) → GET /v1/video/describe/{jobId}. mode=ocr reads the captions with real Tesseract.
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
@@ -9,6 +8,7 @@ import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai
 import {
   captionVideo,
   haveFfmpeg,
+  haveTesseract,
   type MediaServer,
   startMediaServer,
   type Tone,
@@ -19,16 +19,6 @@ const ffmpeg = haveFfmpeg();
 // Each test runs whole jobs (ffmpeg, several HTTP round trips): room for a loaded CI machine.
 vi.setConfig({ testTimeout: 120_000 });
 
-function haveTesseract(): boolean {
-  try {
-    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    if (process.env.CI === 'true')
-      throw new Error('tesseract is required (CI=true): apt-get install tesseract-ocr');
-    return false;
-  }
-}
 const tesseract = ffmpeg && haveTesseract();
 
 const TONES: Tone[] = [
