@@ -4,6 +4,7 @@ import { type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { principal } from './plugins/auth.js';
+import { sizingJob } from './plugins/billing.js';
 import { errorResponses } from './schemas/common.js';
 
 export const WebhookUrl = Type.String({
@@ -25,6 +26,8 @@ export interface JobRouteOptions<B> {
   body: TObject;
   /** Maps the validated body to the job input (default: the body without webhookUrl). */
   toInput?(body: B, request: FastifyRequest): unknown | Promise<unknown>;
+  /** toInput may fetch upstream (short links, media lookups): it then runs under `sizingJob`'s hold. */
+  toInputFetches?: boolean;
 }
 
 function idempotencyKey(request: FastifyRequest): string | null {
@@ -78,7 +81,12 @@ export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance
     const key = idempotencyKey(request);
     const { webhookUrl, ...rest } = request.body as B;
     if (webhookUrl !== undefined) fetcher.checkUrl(webhookUrl, 'webhookUrl');
-    const input = opts.toInput ? await opts.toInput(request.body as B, request) : rest;
+    const toInput = opts.toInput;
+    const input = !toInput
+      ? rest
+      : opts.toInputFetches
+        ? await sizingJob(request, async () => toInput(request.body as B, request))
+        : await toInput(request.body as B, request);
     const { jobId } = await jobs.service.submit({
       accountId,
       kind: opts.kind,

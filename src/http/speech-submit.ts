@@ -8,6 +8,7 @@ import type { SpeechJobInput } from '../media/transcript-job.js';
 import type { MediaRef } from '../sources/platform.js';
 import { sendJobAccepted } from './job-route.js';
 import { principal } from './plugins/auth.js';
+import { sizingJob } from './plugins/billing.js';
 
 export interface SpeechTranscriptRequest {
   readonly ref: MediaRef;
@@ -26,7 +27,7 @@ export async function submitSpeechTranscript(
   requireProvider(config.ai.asr, 'speech recognition');
   const { accountId } = principal(request);
   // The platform's length sizes the hold; media that is private, gone or too long fails here, unbilled.
-  const { location } = await platforms.locate(wanted.ref.url);
+  const { location } = await sizingJob(request, () => platforms.locate(wanted.ref.url));
   const maxSeconds = config.ai.maxMediaSeconds;
   if (location.durationSec !== null && location.durationSec > maxSeconds) {
     throw new AppError(

@@ -7,7 +7,7 @@ import { prices } from '../billing/prices.js';
 import { AppError } from '../errors.js';
 import type { MediaRef } from '../sources/platform.js';
 import { shapeTranscript, type Transcript } from '../sources/transcript.js';
-import { paid } from './plugins/billing.js';
+import { paid, sizingJob } from './plugins/billing.js';
 import { submitSpeechTranscript } from './speech-submit.js';
 
 export type TranscriptMode = 'native' | 'auto' | 'generate';
@@ -31,7 +31,7 @@ export async function answerTranscript(
   const { platforms } = request.server.services;
   const platform = platforms.get(ref.platform);
   const speech = async () => {
-    await platforms.checkAvailable(ref);
+    await sizingJob(request, () => platforms.checkAvailable(ref));
     return submitSpeechTranscript(request, reply, {
       ref,
       lang: ask.lang,

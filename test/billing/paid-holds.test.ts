@@ -153,3 +153,61 @@ describe('the hold of a paid request', () => {
     expect(await ledgerState(accountId)).toEqual({ holds: 1, releases: 1, settled: 0, open: 0 });
   });
 });
+
+describe('the upstream work that sizes a job (here: following a short link)', () => {
+  let platform: Loopback;
+  let app: TestApp;
+  const followed: string[] = [];
+  beforeAll(async () => {
+    // The short-video platform's stand-in: every short link redirects to a video page.
+    platform = await startServer((req, res) => {
+      followed.push(req.url ?? '');
+      // Slow enough that every lookup of a burst is in flight at once.
+      setTimeout(() => {
+        res.writeHead(302, { location: 'https://www.tiktok.com/@someone/video/7300000000000000001' });
+        res.end();
+      }, 150);
+    });
+    app = await createTestApp({
+      UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+      UNFURL_UPSTREAM_TIKTOK: platform.url,
+      UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
+    });
+  });
+  afterAll(async () => {
+    await closeTestApp(app);
+    await platform?.close();
+  });
+
+  const submitOcr = (key: string, n: number) =>
+    app.call(key, {
+      method: 'POST',
+      url: '/v1/video/ocr',
+      payload: { url: `https://vm.tiktok.com/ZMshort${n}/` },
+    });
+
+  it('is refused with 402 before anything is fetched when the balance is empty', async () => {
+    const { apiKey, accountId } = await app.register();
+    await app.services.ledger.clawback(accountId, 100, 'test: empty the account');
+    const before = followed.length;
+    const res = await submitOcr(apiKey, 1);
+    expect(res.statusCode).toBe(402);
+    expect(res.json().error).toBe('insufficient_credits');
+    expect(followed.length).toBe(before);
+  });
+
+  it('runs under a hold of 1 credit that is always given back: 10 concurrent lookups on a balance of 1 make 1 fetch', async () => {
+    const { apiKey, accountId } = await app.register();
+    await app.services.ledger.clawback(accountId, 99, 'test: leave 1 credit');
+    const before = followed.length;
+    const rs = await Promise.all(Array.from({ length: 10 }, (_, i) => submitOcr(apiKey, 10 + i)));
+    // OCR holds 10 credits: after the lookup every one of them is refused, and nothing stays held.
+    expect(
+      rs.map((r) => r.statusCode),
+      rs[0]!.body,
+    ).toEqual(Array(10).fill(402));
+    expect(followed.length - before).toBeLessThanOrEqual(1);
+    expect(await app.services.ledger.balance(accountId)).toBe(1);
+    expect((await ledgerState(accountId)).open).toBe(0);
+  });
+});

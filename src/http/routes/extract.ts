@@ -40,6 +40,7 @@ export async function extractRoutes(app: FastifyInstance) {
       'in `schema`. 5 credits per started minute of video, minimum 5 (held at acceptance; the rest once the ' +
       'video is measured). 503 `provider_unavailable` when no language model is configured.',
     body: ExtractBody,
+    toInputFetches: true,
     toInput: async (body): Promise<ExtractInput> => {
       // Unsupported or malformed URLs are a 400 now, not a failed job later.
       const ref = await platforms.recognise(body.url);

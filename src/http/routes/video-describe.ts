@@ -24,6 +24,7 @@ export async function videoDescribeRoutes(app: FastifyInstance) {
       '`{description, frames:[{timeMs, width, height}], transcript?}`. 503 `provider_unavailable` when no ' +
       'vision model is configured (mode=describe).',
     body: DescribeBody,
+    toInputFetches: true,
     toInput: async (body): Promise<DescribeInput> => {
       // Unsupported or malformed URLs are a 400 now, not a failed job later.
       const ref = await platforms.recognise(body.url);

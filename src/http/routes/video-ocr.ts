@@ -23,6 +23,7 @@ export async function videoOcrRoutes(app: FastifyInstance) {
       `${OCR_DEFAULT_HOLD_MINUTES} credits are held at once, more once the length is known. A URL without a ` +
       'video stream fails the job (`invalid_request`, nothing charged).',
     body: OcrBody,
+    toInputFetches: true,
     toInput: async (body): Promise<OcrInput> => {
       // Unsupported or malformed URLs are a 400 now, not a failed job later.
       const ref = await platforms.recognise(body.url);
