@@ -221,6 +221,13 @@ describe('SafeFetcher re-checks every redirect hop (allowPrivateNetwork: false)'
       expect(err, target).toBeInstanceOf(type);
       // The first hop was fetched; the second never left the process.
       expect(seen.splice(0), target).toEqual([`/redirect?to=${encodeURIComponent(target)}`]);
+      // The streaming path (media downloads) walks redirects the same way.
+      const streamed = await strictViaInternet.stream(redirect(target), { proxy: true }).then(
+        () => new Error(`${target} was streamed but must be refused`),
+        (e: Error) => e,
+      );
+      expect(streamed, target).toBeInstanceOf(type);
+      expect(seen.splice(0), target).toEqual([`/redirect?to=${encodeURIComponent(target)}`]);
     }
     expect(new Set(internet.connects)).toEqual(new Set(['public.example:80']));
   });
