@@ -77,7 +77,7 @@ export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance
     const { accountId } = principal(request);
     const key = idempotencyKey(request);
     const { webhookUrl, ...rest } = request.body as B;
-    if (webhookUrl !== undefined) fetcher.checkUrl(webhookUrl, 'webhookUrl');
+    if (webhookUrl !== undefined) await fetcher.checkResolvedUrl(webhookUrl, 'webhookUrl');
     const input = opts.toInput ? await opts.toInput(request.body as B, request) : rest;
     const { jobId } = await jobs.service.submit({
       accountId,

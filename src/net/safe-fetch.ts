@@ -79,8 +79,16 @@ export interface SafeFetcherOptions {
   lookup?: HostLookup;
 }
 
-export class BlockedAddressError extends Error {
-  readonly code = 'UNFURL_BLOCKED_ADDRESS';
+/**
+ * A host name that resolves to an address we may not reach. Only the caller's URL (or where it
+ * redirects) can lead there, so it is their bad input: 400 naming the parameter, wherever it surfaces
+ * (a route, a job's failure, a crawl's page failures, a media download).
+ */
+export class BlockedAddressError extends AppError {
+  constructor(host: string, param = 'url') {
+    super('invalid_request', `Invalid parameter '${param}': ${host} resolves to a non-public address`, param);
+    this.name = 'BlockedAddressError';
+  }
 }
 
 /** Looks up every address of a host and refuses the connection if any one of them is not public. */
@@ -92,7 +100,7 @@ function guardedLookup(allowPrivate: boolean, lookup: HostLookup): LookupFunctio
         const list = family ? addresses.filter((a) => a.family === family) : addresses;
         const bad = list.find((a) => !allowPrivate && !isPublicAddress(a.address));
         if (bad || list.length === 0) {
-          return callback(new BlockedAddressError(`${hostname} resolves to a non-public address`), '', 4);
+          return callback(new BlockedAddressError(hostname), '', 4);
         }
         if ((options as { all?: boolean }).all)
           return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
@@ -163,13 +171,28 @@ export class SafeFetcher {
    * Through a proxy our connect-time lookup sees only the proxy, so the target's addresses are
    * checked here first (the proxy resolves again; operators choose proxies they trust).
    */
-  private async checkResolvedHost(url: URL): Promise<void> {
+  private async checkResolvedHost(url: URL, param = 'url'): Promise<void> {
     if (this.allowPrivateNetwork) return;
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const addresses = isIP(host) ? [{ address: host }] : await this.lookup(host);
     if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
-      throw new BlockedAddressError(`${host} resolves to a non-public address`);
+      throw new BlockedAddressError(host, param);
     }
+  }
+
+  /**
+   * checkUrl, and the addresses of the host name too when it resolves now (webhook URLs, which are
+   * fetched much later): a name that does not resolve yet is accepted, since every connection is
+   * checked again when it is made.
+   */
+  async checkResolvedUrl(raw: string, param: string): Promise<URL> {
+    const url = this.checkUrl(raw, param);
+    try {
+      await this.checkResolvedHost(url, param);
+    } catch (err) {
+      if (err instanceof BlockedAddressError) throw err;
+    }
+    return url;
   }
 
   async fetch(rawUrl: string, options: SafeFetchOptions = {}): Promise<SafeResponse> {

@@ -9,7 +9,7 @@
 // redirect handed to the browser, which Playwright does not intercept; WebRTC) fails closed.
 import { type Browser, type BrowserContext, chromium, type Request, type Route } from 'playwright-core';
 import { AppError } from '../../errors.js';
-import { BlockedAddressError, type SafeFetcher } from '../../net/safe-fetch.js';
+import type { SafeFetcher } from '../../net/safe-fetch.js';
 
 export interface RenderedPage {
   html: string;
@@ -239,8 +239,7 @@ export class BrowserPool {
       });
     } catch (err) {
       if (main) main.error = err;
-      const refused =
-        err instanceof BlockedAddressError || (err instanceof AppError && err.code === 'invalid_request');
+      const refused = err instanceof AppError && err.code === 'invalid_request';
       return route.abort(refused ? 'blockedbyclient' : 'failed').catch(() => {});
     }
     const location = answer.headers.location;
@@ -377,10 +376,7 @@ function responseHeaders(headers: Record<string, string | string[] | undefined>)
 
 /** What a failed navigation means for the caller, preferring what our fetcher said about it. */
 function mainDocumentError(url: string, err: unknown): AppError {
-  if (err instanceof AppError) return err;
-  if (err instanceof BlockedAddressError) {
-    return new AppError('invalid_request', `Invalid parameter 'url': ${err.message}`, 'url');
-  }
+  if (err instanceof AppError) return err; // our fetcher's refusals (invalid_request naming url) included
   const message = err instanceof Error ? firstLine(err.message) : String(err);
   return new AppError('upstream_error', `Could not load ${url}`, message);
 }
