@@ -145,6 +145,20 @@ beforeAll(async () => {
         );
       case '/leaky':
         return send('text/html', leakyPage(site.port));
+      case '/navigate': {
+        // A page whose script sends the browser elsewhere once it has loaded.
+        const to = JSON.stringify(url.searchParams.get('to'));
+        return send(
+          'text/html',
+          html(`<p>Start page</p><script>setTimeout(() => { location.href = ${to}; }, 50);</script>`),
+        );
+      }
+      case '/pushstate':
+        // A single-page app changing its URL without a navigation: still the document we fetched.
+        return send(
+          'text/html',
+          html(`<p>Routed app</p><script>history.pushState({}, '', '/routed/view#top');</script>`),
+        );
       case '/language':
         return send('text/html', html(`<p>accept-language: ${req.headers['accept-language']}</p>`));
       default:
@@ -495,6 +509,51 @@ describeWithChromium('BrowserPool', () => {
         `/redirect?to=${encodeURIComponent(`http://127.0.0.1:${site.port}/secret/redirect`)}`,
       );
       expect(new Set(internet.connects)).toEqual(new Set(['public.example:80']));
+    });
+
+    // Judged by the document the render ends on, not by the first navigation.
+    const navigate = (to: string) => `http://public.example/navigate?to=${encodeURIComponent(to)}`;
+
+    it('refuses a page whose script navigates the browser to a refused address (400 naming url)', async () => {
+      for (const to of [
+        `http://127.0.0.1:${site.port}/secret/navigated`,
+        `http://internal.example/secret/navigated`,
+        `http://public.example/redirect?to=${encodeURIComponent(`http://[::1]:${site.port}/secret/navigated`)}`,
+      ]) {
+        hits.length = 0;
+        const err = await internetPool.render(navigate(to)).catch((e) => e);
+        expect(err, to).toBeInstanceOf(AppError);
+        expect(err, to).toMatchObject({ code: 'invalid_request', details: 'url' });
+        expect(err.message, to).toContain('navigates to');
+        expect(
+          paths().filter((p) => p.startsWith('/secret')),
+          to,
+        ).toEqual([]);
+      }
+    });
+
+    it('answers upstream_error when the script navigates to a page that fails or to no web page at all', async () => {
+      for (const to of ['http://nowhere.example/', 'about:blank']) {
+        const err = await internetPool.render(navigate(to)).catch((e) => e);
+        expect(err, to).toBeInstanceOf(AppError);
+        expect(err.code, to).toBe('upstream_error');
+      }
+    });
+
+    it('renders the page a script navigates to when it loads, and a URL changed by pushState', async () => {
+      const moved = await internetPool.render(navigate('http://public.example/app'));
+      expect(moved.url).toBe('http://public.example/app');
+      expect(moved.html).toContain('Rendered by a script after a fetch');
+      const routed = await internetPool.render('http://public.example/pushstate');
+      expect(routed.url).toBe('http://public.example/routed/view#top');
+      expect(routed.html).toContain('Routed app');
+      expect(routed.status).toBe(200);
+    });
+
+    it('answers the status of the document it ends on', async () => {
+      const missing = await internetPool.render(navigate('http://public.example/nowhere'));
+      expect(missing.url).toBe('http://public.example/nowhere');
+      expect(missing.status).toBe(404);
     });
 
     it('(control) the same page does reach them when private networks are allowed, so the test would see a leak', async () => {

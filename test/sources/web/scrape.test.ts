@@ -128,6 +128,10 @@ beforeAll(async () => {
           }),
           'application/json',
         );
+      case '/navigate-away':
+        // Its script sends the browser to an address that does not answer: Chromium shows an error page.
+        return html(`<!doctype html><html><head><title>Away</title></head><body><p>Going.</p>
+<script>setTimeout(() => { location.href = 'http://127.0.0.1:1/'; }, 50);</script></body></html>`);
       case '/cached':
         return html(page('Cached', 'This page is fetched once and then served from the cache.'));
       default:
@@ -315,6 +319,15 @@ describe('GET /v1/web/scrape', () => {
 });
 
 describeWithChromium('GET /v1/web/scrape with a headless browser', () => {
+  it('answers 502 unbilled when the page script navigates to a page that fails, never the browser error page', async () => {
+    const before = await balance();
+    const res = await scrape(q('/navigate-away', '&render=always'));
+    expect(res.statusCode, res.body).toBe(502);
+    expect(res.json().error).toBe('upstream_error');
+    expect(res.body).not.toMatch(/ERR_|chrome-error/);
+    expect(await balance()).toBe(before);
+  }, 60_000);
+
   it('renders a JavaScript-only page with render=auto, and leaves it as fetched with render=never', async () => {
     const rendered = await scrape(q('/app'));
     expect(rendered.statusCode).toBe(200);
