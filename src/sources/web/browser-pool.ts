@@ -1,6 +1,7 @@
 // Headless Chromium for pages that need JavaScript: one browser process, launched on first use and
-// relaunched if it dies, at most `size` pages rendered at once (the rest wait in turn), and a fresh
-// context per render so no cookies or storage pass between callers.
+// relaunched if it dies, at most `size` pages rendered at once and `accountMax` per account (the rest
+// wait, fairly between accounts, for a bounded time: see render-slots.ts), and a fresh context per
+// render so no cookies or storage pass between callers.
 //
 // The browser never talks to the network itself. Every request it makes is intercepted and fetched by
 // our SafeFetcher, so the SSRF policy (checked at connect time, after DNS, on every redirect hop)
@@ -10,6 +11,7 @@
 import { type Browser, type BrowserContext, chromium, type Request, type Route } from 'playwright-core';
 import { AppError } from '../../errors.js';
 import type { SafeFetcher } from '../../net/safe-fetch.js';
+import { RenderSlots } from './render-slots.js';
 
 export interface RenderedPage {
   html: string;
@@ -28,12 +30,18 @@ export interface BrowserPoolOptions {
   timeoutMs?: number;
   /** The most to wait for network idle after DOMContentLoaded (default 3000). */
   settleMs?: number;
+  /** Pages one account renders at once (default: size, no limit of its own). */
+  accountMax?: number;
+  /** The longest a render waits for a slot before it is refused with 429/503 (default 10000). */
+  queueTimeoutMs?: number;
 }
 
 export interface RenderOptions {
   /** Sent with every request of the page (e.g. accept-language). */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Whose render it is, for the per-account limit (renders without one share a bucket). */
+  account?: string;
 }
 
 const LAUNCH_ARGS = [
@@ -103,8 +111,7 @@ export class BrowserPool {
   private readonly settleMs: number;
   private browser: Promise<Browser> | null = null;
   private closed = false;
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly slots: RenderSlots;
 
   constructor(options: BrowserPoolOptions) {
     this.chromiumPath = options.chromiumPath;
@@ -112,19 +119,25 @@ export class BrowserPool {
     this.fetcher = options.fetcher;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.settleMs = options.settleMs ?? 3_000;
+    this.slots = new RenderSlots({
+      size: this.size,
+      accountMax: Math.max(1, options.accountMax ?? this.size),
+      queueTimeoutMs: options.queueTimeoutMs ?? 10_000,
+      holdMs: this.timeoutMs,
+    });
   }
 
   async render(url: string, opts: RenderOptions = {}): Promise<RenderedPage> {
     // The same refusal a plain fetch gives (scheme, credentials, private literals), before any browser work.
     const target = this.fetcher.checkUrl(url, 'url').toString();
-    await this.acquire(opts.signal);
+    const release = await this.slots.acquire(opts.account ?? '', opts.signal);
     try {
       const browser = await this.launched(); // a first launch does not count against the time limit
       const deadline = AbortSignal.timeout(this.timeoutMs);
       const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
       return await this.renderWith(browser, target, opts.headers ?? {}, signal, opts.signal);
     } finally {
-      this.release();
+      release();
     }
   }
 
@@ -283,35 +296,6 @@ export class BrowserPool {
       this.browser = launching;
     }
     return this.browser;
-  }
-
-  /** Waits for a render slot, first come first served; an aborted waiter leaves the queue. */
-  private acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.active < this.size) {
-      this.active++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const granted = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        const at = this.waiting.indexOf(granted);
-        if (at >= 0) this.waiting.splice(at, 1);
-        reject(signal!.reason);
-      };
-      this.waiting.push(granted);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next)
-      next(); // the slot passes straight to the next waiter
-    else this.active--;
   }
 }
 
