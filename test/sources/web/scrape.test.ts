@@ -132,6 +132,11 @@ beforeAll(async () => {
         // Its script sends the browser to an address that does not answer: Chromium shows an error page.
         return html(`<!doctype html><html><head><title>Away</title></head><body><p>Going.</p>
 <script>setTimeout(() => { location.href = 'http://127.0.0.1:1/'; }, 50);</script></body></html>`);
+      case '/spin':
+        // A script that never ends: the page never finishes loading and holds its render slot.
+        return html(
+          '<!doctype html><html><head><title>Spin</title></head><body><script>for (;;) {}</script></body></html>',
+        );
       case '/cached':
         return html(page('Cached', 'This page is fetched once and then served from the cache.'));
       default:
@@ -319,6 +324,45 @@ describe('GET /v1/web/scrape', () => {
 });
 
 describeWithChromium('GET /v1/web/scrape with a headless browser', () => {
+  it('limits renders per account: another account is served while one is stuck, its extra render is a 429 unbilled', async () => {
+    const limited = await createTestApp({
+      UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+      UNFURL_BROWSER_POOL_SIZE: '2',
+      UNFURL_RENDER_ACCOUNT_MAX: '1',
+      UNFURL_RENDER_QUEUE_TIMEOUT_MS: '1000',
+    });
+    try {
+      const a = await limited.register();
+      const b = await limited.register();
+      const call = (apiKey: string, path: string) =>
+        limited.call(apiKey, { method: 'GET', url: `/v1/web/scrape?${q(path, '&render=always')}` });
+      const credits = async (apiKey: string) =>
+        (await limited.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits;
+      const stuck = Promise.resolve(call(a.apiKey, '/spin')); // inject starts when awaited
+      const deadline = Date.now() + 15_000;
+      while (!hits.has('/spin')) {
+        if (Date.now() > deadline) throw new Error('the stuck page was never asked for');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const movedBefore = hits.get('/moved/here') ?? 0;
+      const refused = await call(a.apiKey, '/moved/here');
+      expect(refused.statusCode, refused.body).toBe(429);
+      expect(refused.json().error).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(hits.get('/moved/here') ?? 0).toBe(movedBefore);
+      expect(await credits(a.apiKey)).toBe(100);
+      const started = Date.now();
+      const served = await call(b.apiKey, '/article');
+      expect(served.statusCode, served.body).toBe(200);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await credits(b.apiKey)).toBe(99);
+      await limited.close(); // ends the stuck render (and with it A's first request, unbilled)
+      expect((await stuck).statusCode).toBeGreaterThanOrEqual(500);
+    } finally {
+      await limited.close().catch(() => {});
+    }
+  }, 60_000);
+
   it('answers 502 unbilled when the page script navigates to a page that fails, never the browser error page', async () => {
     const before = await balance();
     const res = await scrape(q('/navigate-away', '&render=always'));
