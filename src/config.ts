@@ -88,7 +88,14 @@ export interface Config {
     /** Platform answers (players, transcripts, pages); 0 turns the cache off. */
     readonly upstreamTtlMs: number;
   };
-  readonly browser: { readonly chromiumPath: string; readonly poolSize: number };
+  readonly browser: {
+    readonly chromiumPath: string;
+    readonly poolSize: number;
+    /** Pages one account renders at once (default: half the pool, at least 1). */
+    readonly accountMax: number;
+    /** The longest a render waits for a slot before 429/503. */
+    readonly queueTimeoutMs: number;
+  };
   readonly crawl: { readonly concurrency: number; readonly perHostConcurrency: number };
   /** Media files downloaded for speech recognition, OCR, describe and extract. */
   readonly media: {
@@ -230,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const keyRps = num(env, 'UNFURL_RATE_LIMIT_RPS', 10, 0.001);
   const keyBurst = int(env, 'UNFURL_RATE_LIMIT_BURST', 20, 1, 1_000_000);
+  const poolSize = int(env, 'UNFURL_BROWSER_POOL_SIZE', 2, 1, 64);
   const config: Config = {
     port,
     host,
@@ -306,7 +314,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     browser: {
       chromiumPath: str(env, 'UNFURL_CHROMIUM_PATH') ?? '/usr/bin/chromium',
-      poolSize: int(env, 'UNFURL_BROWSER_POOL_SIZE', 2, 1, 64),
+      poolSize,
+      // Half the pool by default: one account's stuck pages leave the other half to everyone else.
+      accountMax: int(env, 'UNFURL_RENDER_ACCOUNT_MAX', Math.max(1, Math.floor(poolSize / 2)), 1, 64),
+      queueTimeoutMs: int(env, 'UNFURL_RENDER_QUEUE_TIMEOUT_MS', 10_000, 0, 600_000),
     },
     crawl: {
       concurrency: int(env, 'UNFURL_CRAWL_CONCURRENCY', 8, 1, 256),

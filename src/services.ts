@@ -133,6 +133,8 @@ export async function createServices(config: Config): Promise<Services> {
   const browser = new BrowserPool({
     chromiumPath: config.browser.chromiumPath,
     size: config.browser.poolSize,
+    accountMax: config.browser.accountMax,
+    queueTimeoutMs: config.browser.queueTimeoutMs,
     fetcher,
   });
   closeHooks.push(() => browser.close());

@@ -80,7 +80,7 @@ export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance
     const { accountId } = principal(request);
     const key = idempotencyKey(request);
     const { webhookUrl, ...rest } = request.body as B;
-    if (webhookUrl !== undefined) fetcher.checkUrl(webhookUrl, 'webhookUrl');
+    if (webhookUrl !== undefined) await fetcher.checkResolvedUrl(webhookUrl, 'webhookUrl');
     const toInput = opts.toInput;
     const input = !toInput
       ? rest

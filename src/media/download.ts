@@ -133,12 +133,6 @@ export class MediaDownloader {
       if (timeout.aborted) {
         throw new AppError('upstream_error', `The media download took longer than ${timeoutMs} ms`);
       }
-      if (
-        (err as Error).name === 'BlockedAddressError' ||
-        (err as { code?: string }).code === 'UNFURL_BLOCKED_ADDRESS'
-      ) {
-        throw new AppError('invalid_request', "Invalid parameter 'url': private or reserved address", 'url');
-      }
       throw new AppError('upstream_error', `The media download failed: ${(err as Error).message}`);
     }
   }

@@ -1,5 +1,11 @@
 // Which addresses outbound requests may reach: public unicast only, unless the operator allows
 // private networks (tests). Checked on every connection, after DNS, so rebinding cannot slip past.
+//
+// IPv6 is judged by allow-list first: only 2000::/3 is global unicast, so everything outside it
+// (::/128, ::1, the IPv4-compatible ::/96, 64:ff9b::/96 and 64:ff9b:1::/48 NAT64, 100::/64 discard,
+// 5f00::/16 SRv6, fc00::/7, fe80::/10, fec0::/10, ff00::/8, and any range reserved later) is refused
+// without a table entry. IPv4-mapped addresses (::ffff:0:0/96) are judged by the IPv4 address they
+// carry. Inside 2000::/3 the IANA special-purpose ranges below are refused.
 import { BlockList, isIP } from 'node:net';
 
 const blocked = new BlockList();
@@ -20,45 +26,46 @@ const V4: Array<[string, number]> = [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ];
+/** Special-purpose ranges inside global unicast (2000::/3). */
 const V6: Array<[string, number]> = [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b::', 96], // NAT64 (embeds IPv4)
-  ['64:ff9b:1::', 48],
-  ['100::', 64], // discard
-  ['2001::', 32], // Teredo
+  ['2001::', 23], // IETF protocol assignments: Teredo (2001::/32, embeds IPv4), benchmarking, ORCHID
   ['2001:db8::', 32], // documentation
   ['2002::', 16], // 6to4 (embeds IPv4)
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
+  ['3fff::', 20], // documentation
 ];
 for (const [net, prefix] of V4) blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of V6) blocked.addSubnet(net, prefix, 'ipv6');
 
-/** The IPv4 address inside an IPv4-mapped or -compatible IPv6 address, if any. */
-function embeddedV4(address: string): string | null {
-  const m = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (m) return m[1]!;
-  const hex = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex) {
-    const hi = Number.parseInt(hex[1]!, 16);
-    const lo = Number.parseInt(hex[2]!, 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The eight 16-bit groups of a valid IPv6 literal (a trailing dotted quad counts as two). */
+function groups(address: string): number[] {
+  let text = address;
+  const quad = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(2).map(Number) as [number, number, number, number];
+    text = `${quad[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  return null;
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const parse = (part: string) => (part ? part.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const front = parse(head);
+  const back = tail === undefined ? [] : parse(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+function isPublicV6(address: string): boolean {
+  const g = groups(address);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+    const [hi, lo] = [g[6]!, g[7]!];
+    return !blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+  }
+  if ((g[0]! & 0xe000) !== 0x2000) return false;
+  return !blocked.check(address, 'ipv6');
 }
 
 /** True when `address` (an IP literal) is a public unicast address. */
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return !blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
-    const v4 = embeddedV4(bare);
-    if (v4) return !blocked.check(v4, 'ipv4');
-    return !blocked.check(bare, 'ipv6');
-  }
+  const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
+  const family = isIP(bare);
+  if (family === 4) return !blocked.check(bare, 'ipv4');
+  if (family === 6) return isPublicV6(bare);
   return false;
 }

@@ -79,8 +79,16 @@ export interface SafeFetcherOptions {
   lookup?: HostLookup;
 }
 
-export class BlockedAddressError extends Error {
-  readonly code = 'UNFURL_BLOCKED_ADDRESS';
+/**
+ * A host name that resolves to an address we may not reach. Only the caller's URL (or where it
+ * redirects) can lead there, so it is their bad input: 400 naming the parameter, wherever it surfaces
+ * (a route, a job's failure, a crawl's page failures, a media download).
+ */
+export class BlockedAddressError extends AppError {
+  constructor(host: string, param = 'url') {
+    super('invalid_request', `Invalid parameter '${param}': ${host} resolves to a non-public address`, param);
+    this.name = 'BlockedAddressError';
+  }
 }
 
 /** Looks up every address of a host and refuses the connection if any one of them is not public. */
@@ -92,7 +100,7 @@ function guardedLookup(allowPrivate: boolean, lookup: HostLookup): LookupFunctio
         const list = family ? addresses.filter((a) => a.family === family) : addresses;
         const bad = list.find((a) => !allowPrivate && !isPublicAddress(a.address));
         if (bad || list.length === 0) {
-          return callback(new BlockedAddressError(`${hostname} resolves to a non-public address`), '', 4);
+          return callback(new BlockedAddressError(hostname), '', 4);
         }
         if ((options as { all?: boolean }).all)
           return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
@@ -163,61 +171,56 @@ export class SafeFetcher {
    * Through a proxy our connect-time lookup sees only the proxy, so the target's addresses are
    * checked here first (the proxy resolves again; operators choose proxies they trust).
    */
-  private async checkResolvedHost(url: URL): Promise<void> {
+  private async checkResolvedHost(url: URL, param = 'url'): Promise<void> {
     if (this.allowPrivateNetwork) return;
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const addresses = isIP(host) ? [{ address: host }] : await this.lookup(host);
     if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
-      throw new BlockedAddressError(`${host} resolves to a non-public address`);
+      throw new BlockedAddressError(host, param);
     }
   }
 
+  /**
+   * checkUrl, and the addresses of the host name too when it resolves now (webhook URLs, which are
+   * fetched much later): a name that does not resolve yet is accepted, since every connection is
+   * checked again when it is made.
+   */
+  async checkResolvedUrl(raw: string, param: string): Promise<URL> {
+    const url = this.checkUrl(raw, param);
+    try {
+      await this.checkResolvedHost(url, param);
+    } catch (err) {
+      if (err instanceof BlockedAddressError) throw err;
+    }
+    return url;
+  }
+
   async fetch(rawUrl: string, options: SafeFetchOptions = {}): Promise<SafeResponse> {
-    const maxRedirects = options.maxRedirects ?? 10;
     const maxBytes = options.maxBytes ?? this.defaultMaxBytes;
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.defaultTimeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const dispatcher =
-      options.dispatcher ?? (options.proxy && this.proxies ? this.proxies.next() : undefined) ?? this.agent;
-    const viaProxy = dispatcher !== this.agent;
-    const headers = { 'accept-encoding': 'gzip, deflate, br', ...options.headers };
-    let url = this.checkUrl(rawUrl, 'url');
-    let method = options.method ?? 'GET';
-    let body = options.body;
-    const redirects: string[] = [];
-    for (let hop = 0; ; hop++) {
-      if (viaProxy) await this.checkResolvedHost(url);
-      const res = await request(url, { method, headers, body, signal, dispatcher });
-      const location = res.headers.location;
-      if (res.statusCode >= 300 && res.statusCode < 400 && location && hop < maxRedirects) {
-        await res.body.dump();
-        redirects.push(url.toString());
-        url = this.checkUrl(new URL(String(location), url).toString(), 'url');
-        if (
-          res.statusCode === 303 ||
-          ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')
-        ) {
-          method = 'GET';
-          body = undefined;
-        }
-        continue;
-      }
-      const { body: bytes, truncated } = await readCapped(res.body, res.headers['content-encoding'], {
-        maxBytes,
-        truncate: options.truncate ?? false,
-        host: url.host,
-      });
-      const type = res.headers['content-type'];
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        body: bytes,
-        url: url.toString(),
-        redirects,
-        truncated,
-        contentType: typeof type === 'string' ? type.split(';')[0]!.trim().toLowerCase() || null : null,
-      };
-    }
+    const { res, url, redirects } = await this.walk(rawUrl, {
+      method: options.method ?? 'GET',
+      headers: { 'accept-encoding': 'gzip, deflate, br', ...options.headers },
+      body: options.body,
+      maxRedirects: options.maxRedirects,
+      signal,
+      dispatcher: this.dispatcherFor(options),
+    });
+    const { body: bytes, truncated } = await readCapped(res.body, res.headers['content-encoding'], {
+      maxBytes,
+      truncate: options.truncate ?? false,
+      host: url.host,
+    });
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      body: bytes,
+      url: url.toString(),
+      redirects,
+      truncated,
+      contentType: mediaType(res.headers['content-type']),
+    };
   }
 
   /**
@@ -227,53 +230,107 @@ export class SafeFetcher {
    * whole exchange, body included.
    */
   async stream(rawUrl: string, options: SafeStreamOptions = {}): Promise<SafeStream> {
-    const maxRedirects = options.maxRedirects ?? 10;
     const signals = [options.signal, options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined];
     const present = signals.filter((s): s is AbortSignal => Boolean(s));
-    const signal = present.length ? AbortSignal.any(present) : undefined;
-    const dispatcher =
-      options.dispatcher ?? (options.proxy && this.proxies ? this.proxies.next() : undefined) ?? this.agent;
-    const viaProxy = dispatcher !== this.agent;
-    // Media are already compressed: ask for them as they are so byte counts match the file.
-    let headers: Record<string, string> = { 'accept-encoding': 'identity', ...options.headers };
+    const { res, url, redirects } = await this.walk(rawUrl, {
+      method: 'GET',
+      // Media are already compressed: ask for them as they are so byte counts match the file.
+      headers: { 'accept-encoding': 'identity', ...options.headers },
+      maxRedirects: options.maxRedirects,
+      signal: present.length ? AbortSignal.any(present) : undefined,
+      dispatcher: this.dispatcherFor(options),
+    });
+    const length = Number(res.headers['content-length']);
+    const decoder = decoderFor(res.headers['content-encoding']);
+    if (decoder) res.body.on('error', (err) => decoder.destroy(err));
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      body: decoder ? res.body.pipe(decoder) : res.body,
+      url: url.toString(),
+      redirects,
+      contentType: mediaType(res.headers['content-type']),
+      contentLength: Number.isFinite(length) && length >= 0 && !decoder ? length : null,
+    };
+  }
+
+  private dispatcherFor(options: { dispatcher?: Dispatcher; proxy?: boolean }): Dispatcher {
+    return (
+      options.dispatcher ?? (options.proxy && this.proxies ? this.proxies.next() : undefined) ?? this.agent
+    );
+  }
+
+  /**
+   * The one redirect walker of fetch() and stream(): sends the request, and while the answer is a
+   * redirect (up to maxRedirects, default 10; past it the redirect is the answer) checks the next URL
+   * as it checks the first, drops credentials once the walk leaves the origin, and turns the request
+   * into a body-less GET where browsers do (303, and 301/302 after POST). Hands back the final answer
+   * with its body unread.
+   */
+  private async walk(rawUrl: string, start: Walk): Promise<{ res: Answer; url: URL; redirects: string[] }> {
+    const maxRedirects = start.maxRedirects ?? 10;
+    const viaProxy = start.dispatcher !== this.agent;
+    let { method, headers, body } = start;
     let url = this.checkUrl(rawUrl, 'url');
     const redirects: string[] = [];
     for (let hop = 0; ; hop++) {
       if (viaProxy) await this.checkResolvedHost(url);
-      const res = await request(url, { method: 'GET', headers, signal, dispatcher });
+      const res = await request(url, {
+        method,
+        headers,
+        body,
+        signal: start.signal,
+        dispatcher: start.dispatcher,
+      });
       const location = res.headers.location;
-      if (res.statusCode >= 300 && res.statusCode < 400 && location && hop < maxRedirects) {
-        await res.body.dump();
-        redirects.push(url.toString());
-        const next = this.checkUrl(new URL(String(location), url).toString(), 'url');
-        // A platform's cookies and credentials are for its own origin, not wherever it redirects.
-        if (next.origin !== url.origin) {
-          headers = Object.fromEntries(
-            Object.entries(headers).filter(([k]) => !/^(cookie|authorization)$/i.test(k)),
-          );
-        }
-        url = next;
-        continue;
+      if (res.statusCode < 300 || res.statusCode >= 400 || !location || hop >= maxRedirects) {
+        return { res, url, redirects };
       }
-      const type = res.headers['content-type'];
-      const length = Number(res.headers['content-length']);
-      const decoder = decoderFor(res.headers['content-encoding']);
-      if (decoder) res.body.on('error', (err) => decoder.destroy(err));
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        body: decoder ? res.body.pipe(decoder) : res.body,
-        url: url.toString(),
-        redirects,
-        contentType: typeof type === 'string' ? type.split(';')[0]!.trim().toLowerCase() || null : null,
-        contentLength: Number.isFinite(length) && length >= 0 && !decoder ? length : null,
-      };
+      await res.body.dump();
+      redirects.push(url.toString());
+      const next = this.checkUrl(new URL(String(location), url).toString(), 'url');
+      // Cookies and credentials are for the origin they were given for, not wherever it redirects.
+      if (next.origin !== url.origin) headers = without(headers, CREDENTIAL_HEADERS);
+      if (
+        res.statusCode === 303 ||
+        ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')
+      ) {
+        if (method !== 'HEAD') method = 'GET';
+        body = undefined;
+        headers = without(headers, BODY_HEADERS);
+      }
+      url = next;
     }
   }
 
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+interface Walk {
+  method: 'GET' | 'POST' | 'HEAD';
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  maxRedirects?: number;
+  signal?: AbortSignal;
+  dispatcher: Dispatcher;
+}
+
+type Answer = Dispatcher.ResponseData;
+
+/** Sent only to the origin they were meant for. */
+const CREDENTIAL_HEADERS = new Set(['cookie', 'authorization', 'proxy-authorization']);
+/** Describe a request body: they go with it when a redirect turns the request into a GET. */
+const BODY_HEADERS = new Set(['content-type', 'content-encoding', 'content-language', 'content-location']);
+
+function without(headers: Record<string, string>, names: ReadonlySet<string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !names.has(k.toLowerCase())));
+}
+
+/** The media type of a Content-Type header, lower-cased, without parameters. */
+function mediaType(header: string | string[] | undefined): string | null {
+  return typeof header === 'string' ? header.split(';')[0]!.trim().toLowerCase() || null : null;
 }
 
 function decoderFor(

@@ -3,12 +3,7 @@
 // the next proxy, retried with backoff when the platform fails or blocks us.
 import { AppError } from '../errors.js';
 import { upstreamErrors, upstreamFailedAttempts } from '../metrics.js';
-import {
-  BlockedAddressError,
-  type SafeFetcher,
-  type SafeFetchOptions,
-  type SafeResponse,
-} from './safe-fetch.js';
+import type { SafeFetcher, SafeFetchOptions, SafeResponse } from './safe-fetch.js';
 
 export interface UpstreamFetchOptions extends Omit<SafeFetchOptions, 'dispatcher' | 'proxy'> {
   /** True when an answer is a block (bot check, captcha page): retried on the next proxy. */
@@ -62,7 +57,7 @@ export class Upstreams {
         else return res;
       } catch (err) {
         // Our own refusals and caps are answers, not flakiness: no point retrying them.
-        if (err instanceof AppError || err instanceof BlockedAddressError) throw err;
+        if (err instanceof AppError) throw err;
         if (options.signal?.aborted) throw err;
         last = (err as Error).message || String(err);
       }

@@ -397,14 +397,30 @@ describe('webhookUrl SSRF guard (UNFURL_ALLOW_PRIVATE_NETWORK unset)', () => {
     const { apiKey } = await strict.register();
     // Drop the job queued by the previous test (its webhook is a public host this test must not call).
     await strict.services.store.db.deleteFrom('jobs').where('webhook_url', 'like', 'https://%').execute();
-    strictProcessing = await startJobProcessing(strict.services, quiet);
-    const res = await strict.call(apiKey, {
+    // Submitting it is refused now that the name resolves to a private address…
+    const refused = await strict.call(apiKey, {
       method: 'POST',
       url: '/v1/test/jobs/echo',
       payload: { value: 'x', webhookUrl: url },
     });
+    if (addresses.length > 0 && addresses.every((a) => !isPublicAddress(a.address))) {
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json()).toMatchObject({ error: 'invalid_request', details: 'webhookUrl' });
+    }
+    // …so play a name that did not resolve at submit and points there by delivery time (rebinding).
+    const res = await strict.call(apiKey, {
+      method: 'POST',
+      url: '/v1/test/jobs/echo',
+      payload: { value: 'x', webhookUrl: `http://not-yet.invalid:${receiver.port}${path}` },
+    });
     expect(res.statusCode, res.body).toBe(202);
     const { jobId } = res.json();
+    await strict.services.store.db
+      .updateTable('jobs')
+      .set({ webhook_url: url })
+      .where('id', '=', jobId)
+      .execute();
+    strictProcessing = await startJobProcessing(strict.services, quiet);
     const deadline = Date.now() + 20_000;
     let rows = await strict.services.store.db
       .selectFrom('webhook_deliveries')

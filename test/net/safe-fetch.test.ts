@@ -127,3 +127,108 @@ describe('SafeFetcher', () => {
     }
   });
 });
+
+// One redirect walker serves fetch() and stream(): the same hop limit, checks and header rules.
+describe('SafeFetcher redirects (fetch and stream alike)', () => {
+  /** What the requests that were not redirected carried. */
+  let received: { method: string; headers: Record<string, string | string[] | undefined>; body: string }[];
+  let elsewhere: Loopback;
+  let origin: Loopback;
+
+  beforeAll(async () => {
+    received = [];
+    const record: Parameters<typeof startServer>[0] = (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ method: req.method ?? '', headers: req.headers, body });
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('landed');
+      });
+    };
+    // Two origins (two ports): /go redirects to ?to=… with the status ?status=…, anything else records.
+    const handler: Parameters<typeof startServer>[0] = (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname !== '/go') return record(req, res);
+      req.resume();
+      const status = Number(url.searchParams.get('status') ?? 302);
+      res.writeHead(status, { location: url.searchParams.get('to')! }).end();
+    };
+    elsewhere = await startServer(handler);
+    origin = await startServer(handler);
+  });
+
+  afterAll(async () => {
+    await elsewhere.close();
+    await origin.close();
+  });
+
+  const secrets = { cookie: 'session=s3cret', authorization: 'Bearer s3cret', 'x-kept': 'yes' };
+  const hop = (to: string, status = 302) => `${origin.url}/go?status=${status}&to=${encodeURIComponent(to)}`;
+  const paths = {
+    fetch: async (url: string) => (await fetcher.fetch(url, { headers: secrets })).url,
+    stream: async (url: string) => {
+      const res = await fetcher.stream(url, { headers: secrets });
+      res.body.resume();
+      return res.url;
+    },
+  };
+
+  for (const [name, get] of Object.entries(paths)) {
+    it(`${name}: drops cookie and authorization when a redirect leaves the origin`, async () => {
+      received.length = 0;
+      expect(await get(hop(`${elsewhere.url}/landing`))).toBe(`${elsewhere.url}/landing`);
+      expect(received).toHaveLength(1);
+      expect(received[0]!.headers.cookie).toBeUndefined();
+      expect(received[0]!.headers.authorization).toBeUndefined();
+      expect(received[0]!.headers['x-kept']).toBe('yes');
+    });
+
+    it(`${name}: keeps them on a redirect within the origin`, async () => {
+      received.length = 0;
+      await get(hop('/landing'));
+      expect(received[0]!.headers.cookie).toBe(secrets.cookie);
+      expect(received[0]!.headers.authorization).toBe(secrets.authorization);
+    });
+
+    it(`${name}: does not give them back when a later hop returns to the first origin`, async () => {
+      received.length = 0;
+      // origin → elsewhere (dropped there) → origin again: once dropped, they stay dropped.
+      const back = `${elsewhere.url}/go?to=${encodeURIComponent(`${origin.url}/landing`)}`;
+      expect(await get(hop(back))).toBe(`${origin.url}/landing`);
+      expect(received[0]!.headers.cookie).toBeUndefined();
+      expect(received[0]!.headers.authorization).toBeUndefined();
+    });
+  }
+
+  it('fetch: 303 (and 301/302 after POST) turn into a GET without the body and its headers; 307/308 keep them', async () => {
+    const post = (status: number) =>
+      fetcher.fetch(hop('/landing', status), {
+        method: 'POST',
+        body: '{"a":1}',
+        headers: { 'content-type': 'application/json' },
+      });
+    for (const status of [301, 302, 303]) {
+      received.length = 0;
+      await post(status);
+      expect(received[0], String(status)).toMatchObject({ method: 'GET', body: '' });
+      expect(received[0]!.headers['content-type'], String(status)).toBeUndefined();
+    }
+    for (const status of [307, 308]) {
+      received.length = 0;
+      await post(status);
+      expect(received[0], String(status)).toMatchObject({ method: 'POST', body: '{"a":1}' });
+      expect(received[0]!.headers['content-type'], String(status)).toBe('application/json');
+    }
+  });
+
+  it('stream: follows at most maxRedirects hops, like fetch', async () => {
+    const chain = `${site.url}/chain?to=3`;
+    const res = await fetcher.stream(chain, { maxRedirects: 2 });
+    res.body.resume();
+    expect(res.status).toBe(302);
+    expect(res.redirects).toHaveLength(2);
+    const fetched = await fetcher.fetch(chain, { maxRedirects: 2 });
+    expect(fetched.status).toBe(302);
+    expect(fetched.redirects).toEqual(res.redirects);
+  });
+});

@@ -154,7 +154,8 @@ describe('SafeFetcher refuses private targets (allowPrivateNetwork: false)', () 
     ]) {
       const err = await refusal(strict, `http://${name}:${site.port}/secret`);
       expect(err, name).toBeInstanceOf(BlockedAddressError);
-      expect(err.message, name).toBe(`${name} resolves to a non-public address`);
+      expect(err.message, name).toBe(`Invalid parameter 'url': ${name} resolves to a non-public address`);
+      expect(err, name).toMatchObject({ code: 'invalid_request', details: 'url' });
     }
     expect(seen).toEqual([]);
   });
@@ -220,6 +221,13 @@ describe('SafeFetcher re-checks every redirect hop (allowPrivateNetwork: false)'
       const err = await refusal(strictViaInternet, redirect(target), true);
       expect(err, target).toBeInstanceOf(type);
       // The first hop was fetched; the second never left the process.
+      expect(seen.splice(0), target).toEqual([`/redirect?to=${encodeURIComponent(target)}`]);
+      // The streaming path (media downloads) walks redirects the same way.
+      const streamed = await strictViaInternet.stream(redirect(target), { proxy: true }).then(
+        () => new Error(`${target} was streamed but must be refused`),
+        (e: Error) => e,
+      );
+      expect(streamed, target).toBeInstanceOf(type);
       expect(seen.splice(0), target).toEqual([`/redirect?to=${encodeURIComponent(target)}`]);
     }
     expect(new Set(internet.connects)).toEqual(new Set(['public.example:80']));
@@ -295,6 +303,63 @@ describe('isPublicAddress', () => {
     ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
+  });
+
+  // The IANA IPv6 special-purpose registry, one row per range: its first address, one inside, and the
+  // forms that embed an IPv4 address (judged by that address, or refused outright).
+  it.each([
+    ['::', '::/128 unspecified'],
+    ['::1', '::1/128 loopback'],
+    ['0:0:0:0:0:0:0:1', '::1/128 loopback, uncompressed'],
+    ['::8.8.8.8', '::/96 IPv4-compatible (deprecated), even of a public IPv4'],
+    ['::ffff:0:0', '::ffff:0:0/96 IPv4-mapped 0.0.0.0'],
+    ['0:0:0:0:0:ffff:7f00:1', '::ffff:0:0/96 mapped 127.0.0.1, uncompressed'],
+    ['0::ffff:127.0.0.1', '::ffff:0:0/96 mapped 127.0.0.1, odd compression'],
+    ['::ffff:c0a8:101', '::ffff:0:0/96 mapped 192.168.1.1'],
+    ['::ffff:0:7f00:1', '::ffff:0:0:0/96 IPv4-translated (SIIT)'],
+    ['64:ff9b::', '64:ff9b::/96 NAT64'],
+    ['64:ff9b::808:808', '64:ff9b::/96 NAT64, even of a public IPv4'],
+    ['64:ff9b:1:ffff::1', '64:ff9b:1::/48 local NAT64'],
+    ['100::', '100::/64 discard'],
+    ['100::ffff:ffff:ffff:ffff', '100::/64 discard, last'],
+    ['2001::', '2001::/32 Teredo'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::/32 Teredo, a real-looking one'],
+    ['2001:2::1', '2001::/23 benchmarking (2001:2::/48)'],
+    ['2001:10::1', '2001::/23 ORCHID'],
+    ['2001:1ff:ffff::1', '2001::/23, last'],
+    ['2001:db8::', '2001:db8::/32 documentation'],
+    ['2001:db8:ffff::1', '2001:db8::/32 documentation'],
+    ['2002::', '2002::/16 6to4'],
+    ['2002:808:808::1', '2002::/16 6to4, even of a public IPv4'],
+    ['3fff::', '3fff::/20 documentation'],
+    ['3fff:fff::1', '3fff::/20 documentation, last'],
+    ['5f00::1', '5f00::/16 SRv6 SIDs'],
+    ['fc00::', 'fc00::/7 unique local'],
+    ['fdff:ffff::1', 'fc00::/7 unique local, last'],
+    ['fe80::', 'fe80::/10 link-local'],
+    ['febf:ffff::1', 'fe80::/10 link-local, last'],
+    ['fec0::1', 'fec0::/10 site-local'],
+    ['feff::1', 'fec0::/10 site-local, last'],
+    ['ff00::', 'ff00::/8 multicast'],
+    ['ff0e::1', 'ff00::/8 multicast, global scope'],
+    ['4000::1', 'outside 2000::/3: not allocated for unicast'],
+    ['1fff:ffff::1', 'just below 2000::/3'],
+  ])('refuses %s (%s)', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it.each([
+    '2000::1', // first of 2000::/3
+    '2001:200::1', // just past 2001::/23
+    '2001:db7:ffff::1', // just below documentation
+    '2001:db9::1', // just past documentation
+    '2003::1', // just past 6to4
+    '3ffe::1',
+    '3fff:1000::1', // just past 3fff::/20
+    '::ffff:1.1.1.1', // mapped public IPv4
+    '0:0:0:0:0:ffff:808:808',
+  ])('accepts global unicast %s', (address) => {
+    expect(isPublicAddress(address)).toBe(true);
   });
 
   it('accepts public unicast addresses, including IPv4-mapped public ones', () => {

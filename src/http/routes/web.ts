@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { prices } from '../../billing/prices.js';
 import { CrawlBody, type CrawlInput, crawlInput } from '../../sources/web/crawl-job.js';
 import { jobRoute } from '../job-route.js';
+import { principal } from '../plugins/auth.js';
 import { paid } from '../plugins/billing.js';
 import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
 
@@ -59,7 +60,12 @@ export async function webRoutes(app: FastifyInstance) {
       const q = request.query as { url: string; noLinks: boolean; lang?: string; render: 'auto' };
       fetcher.checkUrl(q.url, 'url');
       return paid(request, reply, prices.syncRequest, 'Scrape', () =>
-        web.scraper.scrape(q.url, { noLinks: q.noLinks, lang: q.lang, render: q.render }),
+        web.scraper.scrape(q.url, {
+          noLinks: q.noLinks,
+          lang: q.lang,
+          render: q.render,
+          account: principal(request).accountId,
+        }),
       );
     },
   );

@@ -1,6 +1,7 @@
 // Headless Chromium for pages that need JavaScript: one browser process, launched on first use and
-// relaunched if it dies, at most `size` pages rendered at once (the rest wait in turn), and a fresh
-// context per render so no cookies or storage pass between callers.
+// relaunched if it dies, at most `size` pages rendered at once and `accountMax` per account (the rest
+// wait, fairly between accounts, for a bounded time: see render-slots.ts), and a fresh context per
+// render so no cookies or storage pass between callers.
 //
 // The browser never talks to the network itself. Every request it makes is intercepted and fetched by
 // our SafeFetcher, so the SSRF policy (checked at connect time, after DNS, on every redirect hop)
@@ -9,7 +10,8 @@
 // redirect handed to the browser, which Playwright does not intercept; WebRTC) fails closed.
 import { type Browser, type BrowserContext, chromium, type Request, type Route } from 'playwright-core';
 import { AppError } from '../../errors.js';
-import { BlockedAddressError, type SafeFetcher } from '../../net/safe-fetch.js';
+import type { SafeFetcher } from '../../net/safe-fetch.js';
+import { RenderSlots } from './render-slots.js';
 
 export interface RenderedPage {
   html: string;
@@ -28,12 +30,18 @@ export interface BrowserPoolOptions {
   timeoutMs?: number;
   /** The most to wait for network idle after DOMContentLoaded (default 3000). */
   settleMs?: number;
+  /** Pages one account renders at once (default: size, no limit of its own). */
+  accountMax?: number;
+  /** The longest a render waits for a slot before it is refused with 429/503 (default 10000). */
+  queueTimeoutMs?: number;
 }
 
 export interface RenderOptions {
   /** Sent with every request of the page (e.g. accept-language). */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Whose render it is, for the per-account limit (renders without one share a bucket). */
+  account?: string;
 }
 
 const LAUNCH_ARGS = [
@@ -57,11 +65,17 @@ const LAUNCH_ARGS = [
 
 const MAX_REDIRECTS = 10;
 
-/** The main document's navigation, as seen by the request handler. */
-interface Hop {
-  active: boolean;
+/** The main frame's navigations, as the request handler sees them. */
+interface MainFrame {
+  /** While goto runs: its hops are reported here rather than followed (see forward()). */
+  hopping: boolean;
   redirect: string | null;
   error: unknown;
+  /**
+   * The last main-frame document that settled, through goto or a script navigating the page later:
+   * the document the render ends on, as our fetcher answered it (or refused or failed it).
+   */
+  last: { url: string; status: number; contentType: string | null } | { url: string; error: unknown } | null;
 }
 
 /** Not needed for the DOM: aborted without a fetch. */
@@ -97,8 +111,7 @@ export class BrowserPool {
   private readonly settleMs: number;
   private browser: Promise<Browser> | null = null;
   private closed = false;
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly slots: RenderSlots;
 
   constructor(options: BrowserPoolOptions) {
     this.chromiumPath = options.chromiumPath;
@@ -106,19 +119,25 @@ export class BrowserPool {
     this.fetcher = options.fetcher;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.settleMs = options.settleMs ?? 3_000;
+    this.slots = new RenderSlots({
+      size: this.size,
+      accountMax: Math.max(1, options.accountMax ?? this.size),
+      queueTimeoutMs: options.queueTimeoutMs ?? 10_000,
+      holdMs: this.timeoutMs,
+    });
   }
 
   async render(url: string, opts: RenderOptions = {}): Promise<RenderedPage> {
     // The same refusal a plain fetch gives (scheme, credentials, private literals), before any browser work.
     const target = this.fetcher.checkUrl(url, 'url').toString();
-    await this.acquire(opts.signal);
+    const release = await this.slots.acquire(opts.account ?? '', opts.signal);
     try {
       const browser = await this.launched(); // a first launch does not count against the time limit
       const deadline = AbortSignal.timeout(this.timeoutMs);
       const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
       return await this.renderWith(browser, target, opts.headers ?? {}, signal, opts.signal);
     } finally {
-      this.release();
+      release();
     }
   }
 
@@ -171,29 +190,28 @@ export class BrowserPool {
   private async renderIn(context: BrowserContext, url: string, signal: AbortSignal): Promise<RenderedPage> {
     await blockWebSockets(context);
     const page = await context.newPage();
-    // While goto runs, the main document's hops report here (see forward()).
-    const hop: Hop = { active: false, redirect: null, error: null };
+    const main: MainFrame = { hopping: false, redirect: null, error: null, last: null };
     await context.route('**/*', (route) => {
       const req = route.request();
-      const main = hop.active && req.isNavigationRequest() && frameOf(req) === page.mainFrame();
-      return this.forward(route, signal, main ? hop : null);
+      const isMain = req.isNavigationRequest() && frameOf(req) === page.mainFrame();
+      return this.forward(route, signal, isMain ? main : null);
     });
     let target = url;
     let response: Awaited<ReturnType<typeof page.goto>> = null;
     for (let redirects = 0; ; redirects++) {
-      Object.assign(hop, { active: true, redirect: null, error: null });
+      Object.assign(main, { hopping: true, redirect: null, error: null });
       try {
         response = await page.goto(target, { waitUntil: 'domcontentloaded', timeout: 0 });
       } catch (err) {
-        throw mainDocumentError(target, hop.error ?? err);
+        throw mainDocumentError(target, main.error ?? err);
       } finally {
-        hop.active = false;
+        main.hopping = false;
       }
-      if (!hop.redirect) break;
+      if (!main.redirect) break;
       if (redirects === MAX_REDIRECTS) {
         throw new AppError('upstream_error', `${url} redirects more than ${MAX_REDIRECTS} times`);
       }
-      target = hop.redirect;
+      target = main.redirect;
     }
     if (!response) throw new AppError('upstream_error', `Rendering ${url} gave no document`);
     // Scripts that fetch their content: wait for the network to go quiet, but render what is there
@@ -204,13 +222,7 @@ export class BrowserPool {
       await page.waitForLoadState('domcontentloaded', { timeout: this.settleMs });
       return page.content();
     });
-    const type = response.headers()['content-type'];
-    return {
-      html,
-      url: page.url(),
-      status: response.status(),
-      contentType: type ? type.split(';')[0]!.trim().toLowerCase() || null : null,
-    };
+    return { html, url: page.url(), ...finalDocument(url, page.url(), main.last) };
   }
 
   /**
@@ -220,7 +232,7 @@ export class BrowserPool {
    * redirects itself (each hop checked), and a main document's hop is reported to renderWith(), which
    * navigates to the next one, so that the page ends on the final URL.
    */
-  private async forward(route: Route, signal: AbortSignal, main: Hop | null): Promise<void> {
+  private async forward(route: Route, signal: AbortSignal, main: MainFrame | null): Promise<void> {
     const request = route.request();
     const method = request.method();
     if (SKIPPED_TYPES.has(request.resourceType())) return route.abort('blockedbyclient').catch(() => {});
@@ -233,24 +245,27 @@ export class BrowserPool {
         method,
         headers: requestHeaders(await request.allHeaders()),
         body: request.postDataBuffer() ?? undefined,
-        ...(main ? { maxRedirects: 0 } : {}),
+        ...(main?.hopping ? { maxRedirects: 0 } : {}),
         signal,
         proxy: true,
       });
     } catch (err) {
-      if (main) main.error = err;
-      const refused =
-        err instanceof BlockedAddressError || (err instanceof AppError && err.code === 'invalid_request');
+      if (main) {
+        main.error = err;
+        main.last = { url: request.url(), error: err };
+      }
+      const refused = err instanceof AppError && err.code === 'invalid_request';
       return route.abort(refused ? 'blockedbyclient' : 'failed').catch(() => {});
     }
     const location = answer.headers.location;
-    if (main && answer.status >= 300 && answer.status < 400 && typeof location === 'string') {
+    if (main?.hopping && answer.status >= 300 && answer.status < 400 && typeof location === 'string') {
       main.redirect = new URL(location, request.url()).toString();
       // An empty stand-in document, so that cookies set by the hop are kept as the browser would.
       const cookies = answer.headers['set-cookie'];
       const headers = responseHeaders(cookies ? { 'set-cookie': cookies } : {});
       return route.fulfill({ status: 200, contentType: 'text/plain', headers, body: '' }).catch(() => {});
     }
+    if (main) main.last = { url: answer.url, status: answer.status, contentType: answer.contentType };
     await route
       .fulfill({ status: answer.status, headers: responseHeaders(answer.headers), body: answer.body })
       .catch(() => {}); // the render was stopped meanwhile
@@ -281,35 +296,6 @@ export class BrowserPool {
       this.browser = launching;
     }
     return this.browser;
-  }
-
-  /** Waits for a render slot, first come first served; an aborted waiter leaves the queue. */
-  private acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.active < this.size) {
-      this.active++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const granted = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        const at = this.waiting.indexOf(granted);
-        if (at >= 0) this.waiting.splice(at, 1);
-        reject(signal!.reason);
-      };
-      this.waiting.push(granted);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next)
-      next(); // the slot passes straight to the next waiter
-    else this.active--;
   }
 }
 
@@ -375,12 +361,37 @@ function responseHeaders(headers: Record<string, string | string[] | undefined>)
   return out;
 }
 
+/**
+ * The status and type of the document a render ends on, judged by the last navigation of the main
+ * frame rather than the first: a script that sends the page elsewhere leaves a Chromium error page (a
+ * refused or failed navigation) or a document we never fetched (about:blank), which is no answer.
+ */
+function finalDocument(
+  url: string,
+  finalUrl: string,
+  last: MainFrame['last'],
+): { status: number; contentType: string | null } {
+  if (last && 'error' in last) {
+    const { error } = last;
+    if (error instanceof AppError && error.code === 'invalid_request') {
+      throw new AppError(
+        'invalid_request',
+        `Invalid parameter 'url': the page navigates to ${last.url}, which is refused (${error.message.replace(/^Invalid parameter '[^']*': /, '')})`,
+        'url',
+      );
+    }
+    const reason = error instanceof Error ? firstLine(error.message) : String(error);
+    throw new AppError('upstream_error', `The page at ${url} navigates to ${last.url}, which failed`, reason);
+  }
+  if (!last || !/^https?:/.test(finalUrl)) {
+    throw new AppError('upstream_error', `The page at ${url} navigates away to ${finalUrl}, not a web page`);
+  }
+  return { status: last.status, contentType: last.contentType };
+}
+
 /** What a failed navigation means for the caller, preferring what our fetcher said about it. */
 function mainDocumentError(url: string, err: unknown): AppError {
-  if (err instanceof AppError) return err;
-  if (err instanceof BlockedAddressError) {
-    return new AppError('invalid_request', `Invalid parameter 'url': ${err.message}`, 'url');
-  }
+  if (err instanceof AppError) return err; // our fetcher's refusals (invalid_request naming url) included
   const message = err instanceof Error ? firstLine(err.message) : String(err);
   return new AppError('upstream_error', `Could not load ${url}`, message);
 }

@@ -126,7 +126,7 @@ export function registerCrawl(deps: CrawlJobDeps): void {
             deadlineMs: CRAWL_DEADLINE_MS,
           },
           {
-            scrape: (url, signal) => deps.scraper.scrapeNow(url, { signal }),
+            scrape: (url, signal) => deps.scraper.scrapeNow(url, { signal, account: ctx.accountId }),
             robots: (origin, signal) => fetchRobots(deps.upstreams, origin, { signal }),
             onPage: async (page) => {
               buffer.push(page);

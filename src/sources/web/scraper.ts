@@ -20,6 +20,8 @@ export interface ScrapeOptions {
   lang?: string;
   render?: RenderMode;
   signal?: AbortSignal;
+  /** Whose scrape it is: renders count against the account's share of the browser pool. */
+  account?: string;
 }
 
 /** The scraped-page shape of the API. */
@@ -38,7 +40,7 @@ export interface ScrapedPage {
 export interface Renderer {
   render(
     url: string,
-    opts?: { headers?: Record<string, string>; signal?: AbortSignal },
+    opts?: { headers?: Record<string, string>; signal?: AbortSignal; account?: string },
   ): Promise<{ html: string; url: string; status: number; contentType: string | null }>;
 }
 
@@ -155,7 +157,7 @@ export class Scraper {
     const headers: Record<string, string> = options.lang
       ? { 'accept-language': `${options.lang},*;q=0.5` }
       : {};
-    const page = await renderer.render(url, { headers, signal: options.signal });
+    const page = await renderer.render(url, { headers, signal: options.signal, account: options.account });
     const host = new URL(page.url).host;
     const wall = detectChallenge({ status: page.status, headers: {}, html: page.html });
     if (wall) throw new ChallengeError(host, wall);

@@ -114,6 +114,9 @@ beforeAll(async () => {
           send('text/plain', `slow data ${url.searchParams.get('n')}`);
         }, 800);
         return;
+      case '/spin':
+        // A script that never ends: the page never finishes loading and holds its render slot.
+        return send('text/html', html('<p>Spinning</p><script>for (;;) {}</script>'));
       case '/hang':
         hung.push(res); // answered never (ended at teardown)
         return;
@@ -145,6 +148,20 @@ beforeAll(async () => {
         );
       case '/leaky':
         return send('text/html', leakyPage(site.port));
+      case '/navigate': {
+        // A page whose script sends the browser elsewhere once it has loaded.
+        const to = JSON.stringify(url.searchParams.get('to'));
+        return send(
+          'text/html',
+          html(`<p>Start page</p><script>setTimeout(() => { location.href = ${to}; }, 50);</script>`),
+        );
+      }
+      case '/pushstate':
+        // A single-page app changing its URL without a navigation: still the document we fetched.
+        return send(
+          'text/html',
+          html(`<p>Routed app</p><script>history.pushState({}, '', '/routed/view#top');</script>`),
+        );
       case '/language':
         return send('text/html', html(`<p>accept-language: ${req.headers['accept-language']}</p>`));
       default:
@@ -412,6 +429,106 @@ describeWithChromium('BrowserPool', () => {
     });
   });
 
+  describe('per-account limits', () => {
+    let fetcher: SafeFetcher;
+    beforeAll(() => {
+      fetcher = new SafeFetcher({ allowPrivateNetwork: true, timeoutMs: 20_000 });
+    });
+    afterAll(() => fetcher.close());
+
+    const until = async (done: () => boolean) => {
+      const deadline = Date.now() + 10_000;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`waited in vain; the site saw ${paths().join(' ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const started = (prefix: string) => paths().filter((p) => p.startsWith(prefix)).length;
+
+    it('an account stuck in script loops holds only its share: others are served, its extra render gets 429, a full pool 503', async () => {
+      const pool = new BrowserPool({
+        chromiumPath: CHROMIUM_PATH,
+        size: 3,
+        accountMax: 2,
+        queueTimeoutMs: 1500,
+        timeoutMs: 15_000,
+        fetcher,
+      });
+      const holdA = new AbortController();
+      const holdB = new AbortController();
+      try {
+        await pool.render(`${site.url}/app`); // launched, so the times below measure waiting and rendering
+        hits.length = 0;
+        // Account A asks for as many renders as the pool has, of pages that never finish.
+        const spinning = [1, 2, 3].map((n) =>
+          pool.render(`${site.url}/spin?n=${n}`, { account: 'A', signal: holdA.signal }).catch((e) => e),
+        );
+        await until(() => started('/spin') === 2);
+        let at = Date.now();
+        const b = await pool.render(`${site.url}/app?who=b`, { account: 'B' });
+        expect(b.html).toContain('Rendered by a script after a fetch');
+        expect(Date.now() - at).toBeLessThan(5000);
+        // A's third render never started: refused once the queue wait is over, naming when to retry.
+        at = Date.now();
+        const third = await spinning[2];
+        expect(Date.now() - at).toBeLessThan(2500);
+        expect(third).toBeInstanceOf(AppError);
+        expect(third.code).toBe('rate_limited');
+        const retryAfter = Number(third.headers['Retry-After']);
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(15);
+        expect(started('/spin')).toBe(2);
+
+        // With B holding the last slot, a third account finds the pool full: 503, not 429.
+        void pool.render(`${site.url}/hang?who=b`, { account: 'B', signal: holdB.signal }).catch(() => {});
+        await until(() => started('/hang?who=b') === 1);
+        const c = await pool.render(`${site.url}/app?who=c`, { account: 'C' }).catch((e) => e);
+        expect(c).toBeInstanceOf(AppError);
+        expect(c.code).toBe('service_unavailable');
+        expect(Number(c.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+        expect(started('/app?who=c')).toBe(0);
+
+        // Once the stuck renders end, their slots are free again.
+        holdA.abort(new Error('done'));
+        holdB.abort(new Error('done'));
+        await Promise.all(spinning);
+        expect((await pool.render(`${site.url}/app?who=a`, { account: 'A' })).html).toContain('Rendered');
+      } finally {
+        holdA.abort();
+        holdB.abort();
+        await pool.close();
+      }
+    }, 60_000);
+
+    it('hands a freed slot to the account with the fewest renders running, ahead of older waiters', async () => {
+      const pool = new BrowserPool({ chromiumPath: CHROMIUM_PATH, size: 2, accountMax: 2, fetcher });
+      const holds = [new AbortController(), new AbortController()];
+      try {
+        await pool.render(`${site.url}/app`);
+        hits.length = 0;
+        // A takes the whole pool (its limit allows it) and queues two more.
+        const held = holds.map((h, i) =>
+          pool.render(`${site.url}/hang?who=a${i}`, { account: 'A', signal: h.signal }).catch(() => {}),
+        );
+        await until(() => started('/hang?who=a') === 2);
+        const queuedA = [3, 4].map((n) => pool.render(`${site.url}/app?who=a${n}`, { account: 'A' }));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const b = pool.render(`${site.url}/app?who=b`, { account: 'B' });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        holds[0]!.abort(new Error('done'));
+        await b;
+        holds[1]!.abort(new Error('done'));
+        await Promise.all([...held, ...queuedA]);
+        const order = paths().filter((p) => p.startsWith('/app?who='));
+        expect(order[0]).toBe('/app?who=b');
+        expect(new Set(order)).toEqual(new Set(['/app?who=b', '/app?who=a3', '/app?who=a4']));
+      } finally {
+        for (const h of holds) h.abort();
+        await pool.close();
+      }
+    }, 60_000);
+  });
+
   describe('SSRF (private network refused, as in production)', () => {
     let strict: SafeFetcher;
     let strictPool: BrowserPool;
@@ -495,6 +612,51 @@ describeWithChromium('BrowserPool', () => {
         `/redirect?to=${encodeURIComponent(`http://127.0.0.1:${site.port}/secret/redirect`)}`,
       );
       expect(new Set(internet.connects)).toEqual(new Set(['public.example:80']));
+    });
+
+    // Judged by the document the render ends on, not by the first navigation.
+    const navigate = (to: string) => `http://public.example/navigate?to=${encodeURIComponent(to)}`;
+
+    it('refuses a page whose script navigates the browser to a refused address (400 naming url)', async () => {
+      for (const to of [
+        `http://127.0.0.1:${site.port}/secret/navigated`,
+        `http://internal.example/secret/navigated`,
+        `http://public.example/redirect?to=${encodeURIComponent(`http://[::1]:${site.port}/secret/navigated`)}`,
+      ]) {
+        hits.length = 0;
+        const err = await internetPool.render(navigate(to)).catch((e) => e);
+        expect(err, to).toBeInstanceOf(AppError);
+        expect(err, to).toMatchObject({ code: 'invalid_request', details: 'url' });
+        expect(err.message, to).toContain('navigates to');
+        expect(
+          paths().filter((p) => p.startsWith('/secret')),
+          to,
+        ).toEqual([]);
+      }
+    });
+
+    it('answers upstream_error when the script navigates to a page that fails or to no web page at all', async () => {
+      for (const to of ['http://nowhere.example/', 'about:blank']) {
+        const err = await internetPool.render(navigate(to)).catch((e) => e);
+        expect(err, to).toBeInstanceOf(AppError);
+        expect(err.code, to).toBe('upstream_error');
+      }
+    });
+
+    it('renders the page a script navigates to when it loads, and a URL changed by pushState', async () => {
+      const moved = await internetPool.render(navigate('http://public.example/app'));
+      expect(moved.url).toBe('http://public.example/app');
+      expect(moved.html).toContain('Rendered by a script after a fetch');
+      const routed = await internetPool.render('http://public.example/pushstate');
+      expect(routed.url).toBe('http://public.example/routed/view#top');
+      expect(routed.html).toContain('Routed app');
+      expect(routed.status).toBe(200);
+    });
+
+    it('answers the status of the document it ends on', async () => {
+      const missing = await internetPool.render(navigate('http://public.example/nowhere'));
+      expect(missing.url).toBe('http://public.example/nowhere');
+      expect(missing.status).toBe(404);
     });
 
     it('(control) the same page does reach them when private networks are allowed, so the test would see a leak', async () => {

@@ -2,6 +2,7 @@
 // plays the web (articles, redirects, charsets, compression, huge and slow pages, walls, non-HTML).
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startJobProcessing } from '../../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { describeWithChromium } from '../../support/chromium.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
@@ -127,6 +128,15 @@ beforeAll(async () => {
             ),
           }),
           'application/json',
+        );
+      case '/navigate-away':
+        // Its script sends the browser to an address that does not answer: Chromium shows an error page.
+        return html(`<!doctype html><html><head><title>Away</title></head><body><p>Going.</p>
+<script>setTimeout(() => { location.href = 'http://127.0.0.1:1/'; }, 50);</script></body></html>`);
+      case '/spin':
+        // A script that never ends: the page never finishes loading and holds its render slot.
+        return html(
+          '<!doctype html><html><head><title>Spin</title></head><body><script>for (;;) {}</script></body></html>',
         );
       case '/cached':
         return html(page('Cached', 'This page is fetched once and then served from the cache.'));
@@ -315,6 +325,105 @@ describe('GET /v1/web/scrape', () => {
 });
 
 describeWithChromium('GET /v1/web/scrape with a headless browser', () => {
+  it('limits renders per account: another account is served while one is stuck, its extra render is a 429 unbilled', async () => {
+    const limited = await createTestApp({
+      UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+      UNFURL_BROWSER_POOL_SIZE: '2',
+      UNFURL_RENDER_ACCOUNT_MAX: '1',
+      UNFURL_RENDER_QUEUE_TIMEOUT_MS: '1000',
+    });
+    try {
+      const a = await limited.register();
+      const b = await limited.register();
+      const call = (apiKey: string, path: string) =>
+        limited.call(apiKey, { method: 'GET', url: `/v1/web/scrape?${q(path, '&render=always')}` });
+      const credits = async (apiKey: string) =>
+        (await limited.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits;
+      const stuck = Promise.resolve(call(a.apiKey, '/spin')); // inject starts when awaited
+      const deadline = Date.now() + 15_000;
+      while (!hits.has('/spin')) {
+        if (Date.now() > deadline) throw new Error('the stuck page was never asked for');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const movedBefore = hits.get('/moved/here') ?? 0;
+      const refused = await call(a.apiKey, '/moved/here');
+      expect(refused.statusCode, refused.body).toBe(429);
+      expect(refused.json().error).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(hits.get('/moved/here') ?? 0).toBe(movedBefore);
+      expect(await credits(a.apiKey)).toBe(100);
+      const started = Date.now();
+      const served = await call(b.apiKey, '/article');
+      expect(served.statusCode, served.body).toBe(200);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await credits(b.apiKey)).toBe(99);
+      await limited.close(); // ends the stuck render (and with it A's first request, unbilled)
+      expect((await stuck).statusCode).toBeGreaterThanOrEqual(500);
+    } finally {
+      await limited.close().catch(() => {});
+    }
+  }, 60_000);
+
+  it('counts a crawl’s renders against its account too', async () => {
+    const limited = await createTestApp({
+      UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+      UNFURL_BROWSER_POOL_SIZE: '2',
+      UNFURL_RENDER_ACCOUNT_MAX: '1',
+      UNFURL_RENDER_QUEUE_TIMEOUT_MS: '1000',
+      UNFURL_JOB_POLL_MS: '50',
+    });
+    const processing = await startJobProcessing(limited.services, { info() {}, warn() {}, error() {} });
+    try {
+      const a = await limited.register();
+      const b = await limited.register();
+      const stuck = Promise.resolve(
+        limited.call(a.apiKey, { method: 'GET', url: `/v1/web/scrape?${q('/spin', '&render=always')}` }),
+      );
+      const spins = hits.get('/spin') ?? 0;
+      const deadline = Date.now() + 15_000;
+      while ((hits.get('/spin') ?? 0) === spins) {
+        if (Date.now() > deadline) throw new Error('the stuck page was never asked for');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // A crawl of a JavaScript shell renders it (render=auto): A's render finds A's share taken and
+      // the crawl keeps the page as fetched; B's is rendered.
+      const crawlFirstPage = async (apiKey: string) => {
+        const res = await limited.call(apiKey, {
+          method: 'POST',
+          url: '/v1/web/crawl',
+          payload: { url: `${site.url}/app`, limit: 1, maxDepth: 0 },
+        });
+        expect(res.statusCode, res.body).toBe(202);
+        const poll = `/v1/web/crawl/${res.json().jobId}`;
+        for (;;) {
+          const body = (await limited.call(apiKey, { method: 'GET', url: poll })).json();
+          if (body.status === 'completed' || body.status === 'failed') return body;
+          if (Date.now() > deadline + 30_000) throw new Error(`crawl stuck in ${body.status}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      const ofA = await crawlFirstPage(a.apiKey);
+      expect(ofA.pages[0].content).not.toContain('Rendered by script');
+      const ofB = await crawlFirstPage(b.apiKey);
+      expect(ofB.pages[0].content).toContain('Rendered by script');
+      await processing.stop();
+      await limited.close();
+      await stuck;
+    } finally {
+      await processing.stop().catch(() => {});
+      await limited.close().catch(() => {});
+    }
+  }, 90_000);
+
+  it('answers 502 unbilled when the page script navigates to a page that fails, never the browser error page', async () => {
+    const before = await balance();
+    const res = await scrape(q('/navigate-away', '&render=always'));
+    expect(res.statusCode, res.body).toBe(502);
+    expect(res.json().error).toBe('upstream_error');
+    expect(res.body).not.toMatch(/ERR_|chrome-error/);
+    expect(await balance()).toBe(before);
+  }, 60_000);
+
   it('renders a JavaScript-only page with render=auto, and leaves it as fetched with render=never', async () => {
     const rendered = await scrape(q('/app'));
     expect(rendered.statusCode).toBe(200);
