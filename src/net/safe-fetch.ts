@@ -112,6 +112,9 @@ function guardedLookup(allowPrivate: boolean, lookup: HostLookup): LookupFunctio
   };
 }
 
+/** Longest wait for a host name's addresses when a URL is checked ahead of use (webhook URLs). */
+const RESOLVE_AT_SUBMIT_MS = 2000;
+
 export class SafeFetcher {
   private readonly agent: Agent;
   private readonly allowPrivateNetwork: boolean;
@@ -187,10 +190,17 @@ export class SafeFetcher {
    */
   async checkResolvedUrl(raw: string, param: string): Promise<URL> {
     const url = this.checkUrl(raw, param);
+    // A slow resolver must not hold the request: past the wait the name counts as not resolving yet.
+    let timer: NodeJS.Timeout | undefined;
+    const wait = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, RESOLVE_AT_SUBMIT_MS);
+    });
     try {
-      await this.checkResolvedHost(url, param);
+      await Promise.race([this.checkResolvedHost(url, param), wait]);
     } catch (err) {
       if (err instanceof BlockedAddressError) throw err;
+    } finally {
+      clearTimeout(timer);
     }
     return url;
   }
