@@ -105,6 +105,8 @@ describe.skipIf(!runIt)(
         UNFURL_RATE_LIMIT_RPS: '100000',
         UNFURL_RATE_LIMIT_BURST: '100000',
         UNFURL_AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+        // One account submits crawls through both APIs at once.
+        UNFURL_ACCOUNT_MAX_CRAWLS: '100',
       };
     }, 60_000);
 
