@@ -210,8 +210,11 @@ export class Ledger {
     return done;
   }
 
-  /** Locks the account row until the transaction ends (a no-op write); answers its balance. */
-  private async lockAccount(tx: Tx, accountId: string): Promise<number> {
+  /**
+   * Locks the account row until the transaction ends (a no-op write); answers its balance. Public so
+   * that other per-account limits (the key cap) serialise on the same row without writing credits.
+   */
+  async lockAccount(tx: Tx, accountId: string): Promise<number> {
     const locked = await tx
       .updateTable('accounts')
       .set({ balance: sql`balance` })
