@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClientTestServer, SITE_PAGES, startClientTestServer } from '../sdk/server.js';
 import { uniqueEmail } from '../support/app.js';
+import { confirmCheckoutAt } from '../support/checkout.js';
 import { type CliResult, runCli } from '../support/cli.js';
 import { startServer } from '../support/loopback.js';
 import { ensureClientBuilt } from './binary.js';
@@ -123,10 +124,7 @@ describe('data commands', () => {
     const buy = await u.run('credits', 'buy', 'credits_500');
     expect(buy.code, buy.stderr).toBe(0);
     const checkoutUrl = new URL(buy.stdout.trim().split('\n').at(-1)!);
-    const confirmed = await fetch(`${s.url}${checkoutUrl.pathname}/confirm`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-    });
+    const confirmed = await confirmCheckoutAt(s.url, checkoutUrl.href);
     expect(confirmed.status).toBe(200);
     const j = json(
       await u.run('crawl', `${s.site.url}/docs`, '--out', `${out}2`, '--limit', '150', '--json'),

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Unfurl as Client, isJobAccepted, Unfurl, UnfurlError } from '../../packages/sdk/src/index.js';
 import { uniqueEmail } from '../support/app.js';
+import { confirmCheckoutAt } from '../support/checkout.js';
 import { standInKinds } from '../support/test-kinds.js';
 import { CONSTRUCTED_CHANNEL } from '../support/youtube-replay.js';
 import { type ClientTestServer, SITE_PAGES, startClientTestServer } from './server.js';
@@ -41,13 +42,10 @@ async function caught(promise: Promise<unknown>): Promise<UnfurlError> {
   throw new Error('expected an UnfurlError');
 }
 
-/** Buys 500 credits in test mode (the checkout confirmed as a browser would). */
+/** Buys 500 credits in test mode (confirmed with its page's token, as the README shows from a shell). */
 async function topUp(client: Client) {
   const checkout = await client.credits.purchase('credits_500');
-  const res = await fetch(`${s.url}/v1/credits/checkout/${checkout.id}/confirm`, {
-    method: 'POST',
-    headers: { accept: 'application/json' },
-  });
+  const res = await confirmCheckoutAt(s.url, checkout.id);
   expect(res.status).toBe(200);
 }
 

@@ -4,6 +4,7 @@ import * as m002 from './002-jobs.js';
 import * as m003 from './003-job-items.js';
 import * as m004 from './004-live-dedupe.js';
 import * as m005 from './005-drop-dedupe-index.js';
+import * as m006 from './006-checkout-confirm-token.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '003-job-items': m003,
   '004-live-dedupe': m004,
   '005-drop-dedupe-index': m005,
+  '006-checkout-confirm-token': m006,
 };
