@@ -170,7 +170,7 @@ describe('test-mode checkout page', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
-    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['referrer-policy']).toBe('same-origin');
     // The page's one <style> block is allowed by its hash, and there is no script at all.
     const style = /<style>([\s\S]*?)<\/style>/.exec(page.body)![1]!;
     expect(csp).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
@@ -362,6 +362,18 @@ describe('the confirm accepts only its own page', () => {
     );
     await refused(apiKey, await t.call(null, { method: 'POST', url, headers: ownPage, payload: 'token=' }));
     await refused(apiKey, await t.call(null, { method: 'POST', url, headers: ownPage, payload: '' }));
+  });
+
+  it('accepts the page’s own form as a browser sends it, fetch metadata deciding over Origin', async () => {
+    const { apiKey, url, token } = await open();
+    const res = await t.call(null, {
+      method: 'POST',
+      url,
+      headers: { ...ownPage, origin: 'null' },
+      payload: `token=${token}`,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await balance(t, apiKey)).toBe(600);
   });
 
   it.each([

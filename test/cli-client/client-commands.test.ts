@@ -83,6 +83,32 @@ describe('register and login', () => {
     expect((await user().run('login', '--email', u.email, '--password', 'wrong password')).code).toBe(3);
   });
 
+  it('login leaves no session behind; logout revokes the key login made, and only forgets any other', async () => {
+    const u = await registered();
+    const registeredKey = JSON.parse(fs.readFileSync(u.configFile, 'utf8')).apiKey as string;
+    const laptop = user();
+    expect((await laptop.run('login', '--email', u.email, '--password', PASSWORD)).code).toBe(0);
+    const made = JSON.parse(fs.readFileSync(laptop.configFile, 'utf8')) as { apiKey: string; keyId: string };
+    const call = (key: string, p: string) =>
+      fetch(`${s.url}${p}`, { headers: { authorization: `Bearer ${key}` } });
+    // The session login used to make the key was ended on the server.
+    expect((await (await call(registeredKey, '/v1/auth/sessions')).json()).sessions).toEqual([]);
+
+    const out = await laptop.run('logout');
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain(`Revoked key ${made.keyId}`);
+    expect((await call(made.apiKey, '/v1/account')).status).toBe(401);
+    expect(JSON.parse(fs.readFileSync(laptop.configFile, 'utf8')).apiKey).toBeUndefined();
+    // A second logout has nothing left to end.
+    expect((await laptop.run('logout')).code).toBe(0);
+
+    // The registration's key is the account's own: logout forgets it here and it stays valid.
+    const forget = await u.run('logout');
+    expect(forget.code, forget.stderr).toBe(0);
+    expect(forget.stdout).toMatch(/stays valid/);
+    expect((await call(registeredKey, '/v1/account')).status).toBe(200);
+  });
+
   it('falls back to ~/.config/unfurl without XDG_CONFIG_HOME', async () => {
     const fakeHome = fs.mkdtempSync(path.join(home, 'home-'));
     const r = await runCli(['register', '--email', uniqueEmail('cli'), '--password', PASSWORD, '--json'], {

@@ -249,6 +249,8 @@ describeWithChromium('dashboard in headless Chromium', () => {
     // Keyboard only: log out, log back in with Enter.
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByText('You are logged out.').waitFor();
+    // Ended on the server, not only forgotten by the tab.
+    expect((await api(sessionToken as string, '/v1/account')).status).toBe(401);
     await page.locator('#login-email').focus();
     await page.keyboard.type(email);
     await page.keyboard.press('Tab');

@@ -89,6 +89,28 @@ describe('accounts, keys and credits', () => {
     expect(err.message).toBeTruthy();
   });
 
+  it('lists and ends sessions: revokeSession one, logout the current one', async () => {
+    const { client, email } = await newClient();
+    const anonymous = new Unfurl({ baseUrl: s.url });
+    const [a, b] = await Promise.all([1, 2].map(() => anonymous.auth.login({ email, password: PASSWORD })));
+    const bySession = new Unfurl({ baseUrl: s.url, apiKey: a!.token });
+    const listed = await bySession.auth.sessions();
+    expect(listed).toHaveLength(2);
+    const current = listed.find((x) => x.current)!;
+    expect(a!.token.startsWith(current.prefix)).toBe(true);
+
+    const other = listed.find((x) => !x.current)!;
+    expect(await client.auth.revokeSession(other.id)).toMatchObject({ id: other.id, revoked: true });
+    const gone = await caught(new Unfurl({ baseUrl: s.url, apiKey: b!.token }).account.get());
+    expect(gone).toMatchObject({ code: 'unauthorized', status: 401 });
+
+    expect(await bySession.auth.logout()).toMatchObject({ id: current.id, revoked: true });
+    expect(await caught(bySession.account.get())).toMatchObject({ status: 401 });
+    expect(await client.auth.sessions()).toEqual([]);
+    // An API key cannot log out: it is revoked by id, never by surprise.
+    expect(await caught(client.auth.logout())).toMatchObject({ code: 'forbidden', status: 403 });
+  });
+
   it('lists packages without a key, purchases, and pages the usage history', async () => {
     const packages = await new Unfurl({ baseUrl: s.url }).credits.packages();
     expect(packages.map((p) => p.id)).toContain('credits_500');

@@ -25,7 +25,8 @@ const SECURITY_HEADERS = {
     "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not no-referrer: under it a browser sends `Origin: null` even with the page's own form.
+  'Referrer-Policy': 'same-origin',
 };
 
 function page(title: string, body: string) {
@@ -61,10 +62,13 @@ export async function checkoutPageRoutes(app: FastifyInstance) {
   const confirmable = (row: CheckoutRow) =>
     row.provider === 'test' && testMode && row.status === 'open' && row.confirm_token !== null;
 
-  /** A browser tells where a form came from: only a post from this server's own pages is accepted. */
+  /**
+   * A browser tells where a form came from: only a post from this server's own pages is accepted.
+   * Fetch metadata when the browser sends it; else the Origin header (older browsers).
+   */
   const fromOtherSite = (request: FastifyRequest) => {
     const site = request.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin') return true;
+    if (site !== undefined) return site !== 'same-origin';
     const origin = request.headers.origin;
     if (origin === undefined) return false;
     return origin !== publicOrigin && origin !== `${request.protocol}://${request.host}`;
