@@ -286,11 +286,18 @@ export class Accounts {
     };
   }
 
+  /** The account of an e-mail address, as register and login find it; none for a malformed one. */
   async findByEmail(rawEmail: string) {
+    let email: string;
+    try {
+      email = normaliseEmail(rawEmail);
+    } catch {
+      return undefined;
+    }
     return this.db
       .selectFrom('accounts')
       .select(['id', 'email', 'balance'])
-      .where('email', '=', normaliseEmail(rawEmail))
+      .where('email', '=', email)
       .executeTakeFirst();
   }
 }
