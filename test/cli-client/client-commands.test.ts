@@ -103,6 +103,19 @@ describe('register and login', () => {
     // A second logout has nothing left to end.
     expect((await laptop.run('logout')).code).toBe(0);
 
+    // A key revoked elsewhere meanwhile: logout has nothing to end and says so.
+    const desk = user();
+    expect((await desk.run('login', '--email', u.email, '--password', PASSWORD)).code).toBe(0);
+    const deskKeyId = JSON.parse(fs.readFileSync(desk.configFile, 'utf8')).keyId as string;
+    const revoke = await fetch(`${s.url}/v1/keys/${deskKeyId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${registeredKey}` },
+    });
+    expect(revoke.status).toBe(200);
+    const late = await desk.run('logout');
+    expect(late.code, late.stderr).toBe(0);
+    expect(late.stdout).toMatch(/already ended/);
+
     // The registration's key is the account's own: logout forgets it here and it stays valid.
     const forget = await u.run('logout');
     expect(forget.code, forget.stderr).toBe(0);

@@ -122,7 +122,7 @@ export const logout: CommandSpec = {
   async run(ctx) {
     const { apiKey, keyId, keyMadeByLogin, ...rest } = ctx.saved;
     const client = new Unfurl({ baseUrl: ctx.saved.baseUrl ?? ctx.baseUrl, apiKey: apiKey ?? null });
-    let ended: 'revoked' | 'ended' | 'forgotten' = 'forgotten';
+    let ended: 'revoked' | 'ended' | 'forgotten' | 'already' = 'forgotten';
     try {
       if (apiKey?.startsWith('uf_sess_')) {
         await client.auth.logout(ctx);
@@ -134,6 +134,7 @@ export const logout: CommandSpec = {
     } catch (err) {
       // Already revoked or expired: nothing is left to end. Anything else keeps the login, to retry.
       if (!isUnfurlError(err) || (err.status !== 401 && err.status !== 404)) throw err;
+      ended = 'already';
     }
     writeConfig(rest, ctx.configFile);
     if (ctx.output.json) printJson(ctx.output, { loggedOut: true, key: ended, configFile: ctx.configFile });
@@ -141,6 +142,8 @@ export const logout: CommandSpec = {
       line(ctx.output, `Revoked key ${keyId} and removed it from ${ctx.configFile}`);
     else if (ended === 'ended')
       line(ctx.output, `Ended the saved session and removed it from ${ctx.configFile}`);
+    else if (ended === 'already')
+      line(ctx.output, `The saved login had already ended; removed it from ${ctx.configFile}`);
     else line(ctx.output, `Forgot the key saved in ${ctx.configFile} (it stays valid: revoke it to end it)`);
     return 0;
   },
