@@ -134,7 +134,7 @@ provider; confirming adds the credits for free.</p>
       if (!row.confirm_token || !sameText(token, row.confirm_token)) {
         throw new AppError(
           'forbidden',
-          'Confirm from the checkout page: the request needs the page’s confirm token (GET the checkout URL with Accept: application/json, then POST {"token": …})',
+          'Confirm from the checkout page: the request needs its confirm token (GET the checkout URL with Accept: application/json, then POST {"token": …})',
         );
       }
       const outcome = await checkouts.complete(row.id);
