@@ -130,9 +130,10 @@ export async function authRoutes(app: FastifyInstance) {
       schema: {
         tags: ['Accounts'],
         summary: "End one of the account's sessions; it stops working at once (extension)",
-        params: Type.Object(
-          session_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z_]+$' }),),
-        response: 200: Revoked, ...errorResponses(400, 401, 404, 429) ,
+        params: Type.Object({
+          session_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z_]+$' }),
+        }),
+        response: { 200: Revoked, ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request) => {
