@@ -1,10 +1,13 @@
-// Accounts, API keys and login sessions. Secrets are returned once and stored only as hashes.
+// Accounts, API keys and login sessions. Secrets are returned once and stored only as hashes; keys
+// and sessions are rows of one table, told apart by `kind`, revoked the same way.
 import { randomBytes } from 'node:crypto';
 import type { Ledger } from '../billing/ledger.js';
 import { FREE_CREDITS_AT_REGISTRATION } from '../billing/prices.js';
 import { AppError, invalid } from '../errors.js';
-import { type Db, isUniqueViolation } from '../store/db.js';
+import { type Db, isUniqueViolation, type Tx } from '../store/db.js';
+import { lockAccountRow } from '../store/account-lock.js';
 import { newId } from '../store/ids.js';
+import { COMMON_PASSWORDS } from './common-passwords.js';
 import {
   API_KEY_PREFIX,
   DUMMY_PASSWORD_HASH,
@@ -24,10 +27,15 @@ export interface Principal {
   kind: 'api' | 'session';
 }
 
+/**
+ * The one form of an e-mail address that register, login and lookups all use: trimmed, Unicode NFC,
+ * lower-cased, without the trailing dot(s) of a fully qualified domain (`a@example.com.`), so each
+ * of those variants reaches the same account.
+ */
 export function normaliseEmail(raw: string): string {
-  const email = raw.trim().toLowerCase();
-  // Deliberately loose: one @, something on both sides, a dot in the domain, no spaces.
-  if (email.length > 320 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+  const email = raw.trim().normalize('NFC').toLowerCase().replace(/\.+$/, '');
+  // Deliberately loose: one @, something on both sides, a dot in the domain, no spaces or controls.
+  if (email.length > 320 || !/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(email)) {
     throw invalid('email', 'must be an e-mail address');
   }
   return email;
@@ -36,6 +44,10 @@ export function normaliseEmail(raw: string): string {
 export function checkPassword(password: string): void {
   if (password.length < 8) throw invalid('password', 'must be at least 8 characters');
   if (password.length > 1024) throw invalid('password', 'must be at most 1024 characters');
+  if (!password.trim()) throw invalid('password', 'must not be only spaces');
+  if (COMMON_PASSWORDS.has(password.trim().toLowerCase())) {
+    throw invalid('password', 'is one of the most common passwords; choose another');
+  }
 }
 
 export class Accounts {
@@ -93,7 +105,7 @@ export class Accounts {
 
   /** Checks e-mail and password and issues a 24-hour session token. Same answer for both failures. */
   async login(rawEmail: string, password: string) {
-    const email = rawEmail.trim().toLowerCase();
+    const email = normaliseEmail(rawEmail);
     const account = await this.db
       .selectFrom('accounts')
       .select(['id', 'email', 'password_hash'])
@@ -122,22 +134,14 @@ export class Accounts {
     return { accountId: account.id, email: account.email, token, expiresAt };
   }
 
+  /**
+   * Creates an API key unless the account already holds the maximum. The count and the insert run in
+   * one transaction holding the account row's lock, so concurrent creations (on any process) are
+   * counted one after the other and can never pass the cap together.
+   */
   async createKey(accountId: string, name: string) {
     const trimmed = name.trim();
     if (!trimmed) throw invalid('name', 'must not be empty');
-    const active = await this.db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .where('kind', '=', 'api')
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(active?.n ?? 0) >= MAX_KEYS_PER_ACCOUNT) {
-      throw new AppError(
-        'conflict',
-        `An account may hold at most ${MAX_KEYS_PER_ACCOUNT} active keys; revoke one first`,
-      );
-    }
     const secret = newSecret(API_KEY_PREFIX);
     const row = {
       id: newId('key'),
@@ -151,8 +155,28 @@ export class Accounts {
       revoked_at: null,
       expires_at: null,
     };
-    await this.db.insertInto('api_keys').values(row).execute();
+    await this.db.transaction().execute(async (tx) => {
+      await lockAccountRow(tx, accountId);
+      if ((await this.activeKeys(tx, accountId)) >= MAX_KEYS_PER_ACCOUNT) {
+        throw new AppError(
+          'conflict',
+          `An account may hold at most ${MAX_KEYS_PER_ACCOUNT} active keys; revoke one first`,
+        );
+      }
+      await tx.insertInto('api_keys').values(row).execute();
+    });
     return { id: row.id, name: row.name, key: secret, prefix: row.prefix, createdAt: row.created_at };
+  }
+
+  private async activeKeys(tx: Tx, accountId: string): Promise<number> {
+    const active = await tx
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'api')
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(active?.n ?? 0);
   }
 
   async listKeys(accountId: string) {
@@ -176,23 +200,74 @@ export class Accounts {
 
   /** Revokes one of the caller's keys; another account's or an unknown id is a 404. Idempotent. */
   async revokeKey(accountId: string, keyId: string) {
+    return this.revoke(accountId, keyId, 'api');
+  }
+
+  /** The account's live sessions (neither revoked nor expired), oldest first; never a secret. */
+  async listSessions(accountId: string, currentId: string | null) {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'prefix', 'created_at', 'last_used_at', 'expires_at'])
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'session')
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', Date.now())
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      prefix: r.prefix,
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+      expiresAt: r.expires_at as number,
+      current: r.id === currentId,
+    }));
+  }
+
+  /** Ends one of the account's sessions; another account's or an unknown id is a 404. Idempotent. */
+  async revokeSession(accountId: string, sessionId: string) {
+    return this.revoke(accountId, sessionId, 'session');
+  }
+
+  /**
+   * Ends the caller's own session (logout). An API key is refused: it is permanent and revoked only
+   * explicitly, by its id, so a logout must never end it by surprise.
+   */
+  async logout(principal: Principal) {
+    if (principal.kind !== 'session') {
+      throw new AppError(
+        'forbidden',
+        'Logout ends a login session (uf_sess_… token); to revoke an API key use DELETE /v1/keys/{key_id}',
+      );
+    }
+    return this.revoke(principal.accountId, principal.keyId, 'session');
+  }
+
+  /**
+   * Revokes a key or session of the account; answers the row's hash so the caller can make this
+   * process's authenticator forget it at once.
+   */
+  private async revoke(accountId: string, id: string, kind: 'api' | 'session') {
     const now = Date.now();
     await this.db
       .updateTable('api_keys')
       .set({ revoked_at: now })
-      .where('id', '=', keyId)
+      .where('id', '=', id)
       .where('account_id', '=', accountId)
-      .where('kind', '=', 'api')
+      .where('kind', '=', kind)
       .where('revoked_at', 'is', null)
       .execute();
     const row = await this.db
       .selectFrom('api_keys')
       .select(['id', 'key_hash', 'revoked_at'])
-      .where('id', '=', keyId)
+      .where('id', '=', id)
       .where('account_id', '=', accountId)
-      .where('kind', '=', 'api')
+      .where('kind', '=', kind)
       .executeTakeFirst();
-    if (!row || row.revoked_at === null) throw new AppError('not_found', 'API key not found');
+    if (!row || row.revoked_at === null) {
+      throw new AppError('not_found', kind === 'api' ? 'API key not found' : 'Session not found');
+    }
     return { id: row.id, revoked: true as const, revokedAt: row.revoked_at, keyHash: row.key_hash };
   }
 
@@ -212,11 +287,18 @@ export class Accounts {
     };
   }
 
+  /** The account of an e-mail address, as register and login find it; none for a malformed one. */
   async findByEmail(rawEmail: string) {
+    let email: string;
+    try {
+      email = normaliseEmail(rawEmail);
+    } catch {
+      return undefined;
+    }
     return this.db
       .selectFrom('accounts')
       .select(['id', 'email', 'balance'])
-      .where('email', '=', rawEmail.trim().toLowerCase())
+      .where('email', '=', email)
       .executeTakeFirst();
   }
 }

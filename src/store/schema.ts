@@ -49,6 +49,8 @@ export interface CheckoutsTable {
   status: 'open' | 'completed';
   created_at: number;
   completed_at: number | null;
+  /** Test-mode checkouts: the token the confirm must carry (from the checkout's own page). */
+  confirm_token: string | null;
 }
 
 export type JobStatus = 'queued' | 'active' | 'completed' | 'failed';

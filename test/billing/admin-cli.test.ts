@@ -55,9 +55,9 @@ describe('unfurl admin credits grant', () => {
     expect(usage.transactions[0].description).toContain('support ticket 42');
   });
 
-  it('finds the account whatever the case of the e-mail given', async () => {
+  it('finds the account whatever the case of the e-mail given, with or without a trailing dot', async () => {
     const { email, apiKey } = await t.register();
-    const r = await admin('grant', '--email', `  ${email.toUpperCase()} `, '--amount', '5', '--reason', 'x');
+    const r = await admin('grant', '--email', `  ${email.toUpperCase()}. `, '--amount', '5', '--reason', 'x');
     expect(r.code).toBe(0);
     expect(await balance(apiKey)).toBe(105);
   });
@@ -159,12 +159,14 @@ describe('unfurl admin: bad input', () => {
   });
 
   it('exits 1 for an unknown e-mail, naming it', async () => {
-    const email = uniqueEmail('nobody');
-    for (const action of ['grant', 'clawback']) {
-      const r = await admin(action, '--email', email, '--amount', '10', '--reason', 'r');
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain(email);
-      expect(r.stdout).toBe('');
+    // A malformed address has no account either (not a crash).
+    for (const email of [uniqueEmail('nobody'), 'not-an-email']) {
+      for (const action of ['grant', 'clawback']) {
+        const r = await admin(action, '--email', email, '--amount', '10', '--reason', 'r');
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(email);
+        expect(r.stdout).toBe('');
+      }
     }
   });
 });

@@ -1,7 +1,10 @@
 // Credit packages, purchases and the built-in test-mode checkout (UNFURL_CHECKOUT=test, the
-// harness default), plus purchases refused with UNFURL_CHECKOUT=off.
+// harness default): its page's security headers, and a confirm accepted only with the page's token
+// and never from another site; plus purchases refused with UNFURL_CHECKOUT=off.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { confirmCheckout, confirmToken } from '../support/checkout.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -34,6 +37,18 @@ const purchase = (app: TestApp, key: string | null, payload: unknown) =>
   app.call(key, { method: 'POST', url: '/v1/credits/purchase', payload: payload as object });
 
 const pathOf = (url: string) => new URL(url).pathname;
+
+/** The hidden confirm token of the page's form. */
+const formToken = (html: string) =>
+  /<input type="hidden" name="token" value="([0-9A-Za-z]+)">/.exec(html)?.[1];
+
+/** What Chromium sends with the page's own form post (the server's public URL is http://127.0.0.1:8080). */
+const ownPage = {
+  'content-type': 'application/x-www-form-urlencoded',
+  accept: 'text/html',
+  origin: 'http://127.0.0.1:8080',
+  'sec-fetch-site': 'same-origin',
+};
 
 describe('GET /v1/credits/packages', () => {
   it('lists exactly the four packages of the spec, without a key', async () => {
@@ -137,21 +152,46 @@ describe('test-mode checkout page', () => {
     expect(page.body).toContain('2000 credits');
     expect(page.body).toContain(`action="/v1/credits/checkout/${id}/confirm"`);
     expect(page.body).toMatch(/method="post"/);
+    expect(formToken(page.body)).toMatch(/^[0-9A-Za-z]{32}$/);
+  });
+
+  it('is never framed and runs nothing but its own inline style', async () => {
+    const { apiKey } = await t.register();
+    const { checkoutUrl } = (await purchase(t, apiKey, { package_id: 'credits_500' })).json();
+    const page = await t.call(null, { method: 'GET', url: pathOf(checkoutUrl) });
+    const csp = String(page.headers['content-security-policy']);
+    for (const directive of [
+      "default-src 'none'",
+      "frame-ancestors 'none'",
+      "form-action 'self'",
+      "base-uri 'none'",
+    ])
+      expect(csp).toContain(directive);
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['referrer-policy']).toBe('same-origin');
+    // The page's one <style> block is allowed by its hash, and there is no script at all.
+    const style = /<style>([\s\S]*?)<\/style>/.exec(page.body)![1]!;
+    expect(csp).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+    expect(page.body).not.toMatch(/<script/i);
   });
 
   it('confirming by form post credits the package once and records one purchase', async () => {
     const { apiKey } = await t.register();
     const { checkoutUrl, id } = (await purchase(t, apiKey, { package_id: 'credits_500' })).json();
+    const form = await t.call(null, { method: 'GET', url: pathOf(checkoutUrl) });
     const confirm = await t.call(null, {
       method: 'POST',
       url: `${pathOf(checkoutUrl)}/confirm`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-      payload: '',
+      headers: ownPage,
+      payload: `token=${formToken(form.body)}`,
     });
     expect(confirm.statusCode).toBe(200);
     expect(confirm.headers['content-type']).toMatch(/^text\/html/);
     expect(confirm.body).toContain('Purchase complete');
     expect(confirm.body).toMatch(/no payment was taken/i);
+    expect(confirm.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(await balance(t, apiKey)).toBe(600);
 
     const { transactions } = await usage(t, apiKey);
@@ -167,41 +207,48 @@ describe('test-mode checkout page', () => {
     expect(page.body).not.toContain('/confirm');
   });
 
-  it('confirming with Accept: application/json answers JSON; a repeat credits nothing more', async () => {
+  it('from the shell: the page as JSON gives the token, a JSON confirm with it answers JSON; a repeat credits nothing more', async () => {
     const { apiKey } = await t.register();
     const { checkoutUrl, id } = (await purchase(t, apiKey, { package_id: 'credits_5000' })).json();
-    const first = await t.call(null, {
-      method: 'POST',
-      url: `${pathOf(checkoutUrl)}/confirm`,
+    const page = await t.call(null, {
+      method: 'GET',
+      url: pathOf(checkoutUrl),
       headers: { accept: 'application/json' },
     });
+    expect(page.statusCode).toBe(200);
+    const { confirmToken: token, ...rest } = page.json();
+    expect(rest).toEqual({ id, status: 'open', packageId: 'credits_5000', credits: 5000, priceUsd: '35.00' });
+    expect(token).toMatch(/^[0-9A-Za-z]{32}$/);
+    const first = await confirmCheckout(t, checkoutUrl);
     expect(first.statusCode).toBe(200);
     expect(first.json()).toEqual({ id, status: 'completed', credited: true, credits: 5000 });
     const again = await t.call(null, {
       method: 'POST',
       url: `${pathOf(checkoutUrl)}/confirm`,
       headers: { accept: 'application/json' },
+      payload: { token },
     });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual({ id, status: 'completed', credited: false, credits: 5000 });
     expect(await balance(t, apiKey)).toBe(5100);
     expect((await usage(t, apiKey, 'type=purchase')).total).toBe(1);
+    // A completed checkout offers no token any more.
+    expect(await confirmToken(t, checkoutUrl)).toBeNull();
   });
 
   it('10 concurrent confirms (form and JSON mixed) credit exactly once', async () => {
     const { apiKey } = await t.register();
     const { checkoutUrl, id } = (await purchase(t, apiKey, { package_id: 'credits_15000' })).json();
     const url = `${pathOf(checkoutUrl)}/confirm`;
+    const token = await confirmToken(t, checkoutUrl);
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         t.call(null, {
           method: 'POST',
           url,
-          headers:
-            i % 2 === 0
-              ? { accept: 'application/json' }
-              : { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-          ...(i % 2 === 0 ? {} : { payload: '' }),
+          ...(i % 2 === 0
+            ? { headers: { accept: 'application/json' }, payload: { token } }
+            : { headers: ownPage, payload: `token=${token}` }),
         }),
       ),
     );
@@ -219,12 +266,16 @@ describe('test-mode checkout page', () => {
     const a = (await purchase(t, apiKey, { package_id: 'credits_500' })).json();
     const b = (await purchase(t, apiKey, { package_id: 'credits_2000' })).json();
     expect(a.id).not.toBe(b.id);
+    // Each checkout's token confirms only that checkout.
+    const wrong = await t.call(null, {
+      method: 'POST',
+      url: `${pathOf(a.checkoutUrl)}/confirm`,
+      headers: { accept: 'application/json' },
+      payload: { token: await confirmToken(t, b.checkoutUrl) },
+    });
+    expect(wrong.statusCode).toBe(403);
     for (const c of [a, b]) {
-      const res = await t.call(null, {
-        method: 'POST',
-        url: `${pathOf(c.checkoutUrl)}/confirm`,
-        headers: { accept: 'application/json' },
-      });
+      const res = await confirmCheckout(t, c.checkoutUrl);
       expect(res.json().credited).toBe(true);
     }
     expect(await balance(t, apiKey)).toBe(2600);
@@ -240,6 +291,7 @@ describe('test-mode checkout page', () => {
       method: 'POST',
       url: `${pathOf(checkoutUrl)}/confirm`,
       headers: { accept: 'application/json' },
+      payload: { token: await confirmToken(t, checkoutUrl) },
     });
     expect(res.statusCode).toBe(200);
     expect(await balance(t, buyer.apiKey)).toBe(600);
@@ -278,6 +330,76 @@ describe('test-mode checkout page', () => {
     });
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toBe('not_found');
+  });
+});
+
+describe('the confirm accepts only its own page', () => {
+  const open = async () => {
+    const { apiKey } = await t.register();
+    const { checkoutUrl, id } = (await purchase(t, apiKey, { package_id: 'credits_500' })).json();
+    return { apiKey, url: `${pathOf(checkoutUrl)}/confirm`, id, token: (await confirmToken(t, id))! };
+  };
+  const refused = async (apiKey: string, res: { statusCode: number; json(): { error: string } }) => {
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error).toBe('forbidden');
+    expect(await balance(t, apiKey)).toBe(100);
+  };
+
+  it('403 for a bare POST (curl -X POST …/confirm), a wrong token or an empty one; nothing is credited', async () => {
+    const { apiKey, url } = await open();
+    await refused(
+      apiKey,
+      await t.call(null, { method: 'POST', url, headers: { accept: 'application/json' } }),
+    );
+    await refused(
+      apiKey,
+      await t.call(null, {
+        method: 'POST',
+        url,
+        headers: { accept: 'application/json' },
+        payload: { token: 'A'.repeat(32) },
+      }),
+    );
+    await refused(apiKey, await t.call(null, { method: 'POST', url, headers: ownPage, payload: 'token=' }));
+    await refused(apiKey, await t.call(null, { method: 'POST', url, headers: ownPage, payload: '' }));
+  });
+
+  it('accepts the page’s own form as a browser sends it, fetch metadata deciding over Origin', async () => {
+    const { apiKey, url, token } = await open();
+    const res = await t.call(null, {
+      method: 'POST',
+      url,
+      headers: { ...ownPage, origin: 'null' },
+      payload: `token=${token}`,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await balance(t, apiKey)).toBe(600);
+  });
+
+  it.each([
+    [
+      'another site (Sec-Fetch-Site: cross-site)',
+      { origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' },
+    ],
+    [
+      'a sibling site (Sec-Fetch-Site: same-site)',
+      { origin: 'http://127.0.0.1:8081', 'sec-fetch-site': 'same-site' },
+    ],
+    ['another Origin (a browser without fetch metadata)', { origin: 'https://attacker.example' }],
+    ['an opaque Origin (a sandboxed frame)', { origin: 'null' }],
+  ])('403 for a form posted from %s, even with the right token', async (_, headers) => {
+    const { apiKey, url, token } = await open();
+    const res = await t.call(null, {
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers },
+      payload: `token=${token}`,
+    });
+    await refused(apiKey, res);
+    // The same token from the page itself still works afterwards.
+    const own = await t.call(null, { method: 'POST', url, headers: ownPage, payload: `token=${token}` });
+    expect(own.statusCode).toBe(200);
+    expect(await balance(t, apiKey)).toBe(600);
   });
 });
 
@@ -335,11 +457,7 @@ describe('a test checkout left open when the server leaves test mode', () => {
       await later.close();
     }
     // Back in test mode it still works, once.
-    const res = await t.call(null, {
-      method: 'POST',
-      url: `/v1/credits/checkout/${id}/confirm`,
-      headers: { accept: 'application/json' },
-    });
+    const res = await confirmCheckout(t, id);
     expect(res.json().credited).toBe(true);
     expect(await balance(t, apiKey)).toBe(15100);
   });

@@ -1,6 +1,7 @@
 // GET /v1/account/usage: the caller's credit transactions, newest first, with limit/offset/type.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { confirmCheckout } from '../support/checkout.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -37,11 +38,7 @@ async function buy(key: string, packageId: string): Promise<string> {
   const { id, checkoutUrl } = (
     await t.call(key, { method: 'POST', url: '/v1/credits/purchase', payload: { package_id: packageId } })
   ).json();
-  const res = await t.call(null, {
-    method: 'POST',
-    url: `${new URL(checkoutUrl).pathname}/confirm`,
-    headers: { accept: 'application/json' },
-  });
+  const res = await confirmCheckout(t, checkoutUrl);
   expect(res.json().credited).toBe(true);
   return id;
 }

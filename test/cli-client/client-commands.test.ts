@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClientTestServer, SITE_PAGES, startClientTestServer } from '../sdk/server.js';
 import { uniqueEmail } from '../support/app.js';
+import { confirmCheckoutAt } from '../support/checkout.js';
 import { type CliResult, runCli } from '../support/cli.js';
 import { startServer } from '../support/loopback.js';
 import { ensureClientBuilt } from './binary.js';
@@ -82,6 +83,46 @@ describe('register and login', () => {
     expect((await user().run('login', '--email', u.email, '--password', 'wrong password')).code).toBe(3);
   });
 
+  it('login leaves no session behind; logout revokes the key login made, and only forgets any other', async () => {
+    const u = await registered();
+    const registeredKey = JSON.parse(fs.readFileSync(u.configFile, 'utf8')).apiKey as string;
+    const laptop = user();
+    expect((await laptop.run('login', '--email', u.email, '--password', PASSWORD)).code).toBe(0);
+    const made = JSON.parse(fs.readFileSync(laptop.configFile, 'utf8')) as { apiKey: string; keyId: string };
+    const call = (key: string, p: string) =>
+      fetch(`${s.url}${p}`, { headers: { authorization: `Bearer ${key}` } });
+    // The session login used to make the key was ended on the server.
+    const live = (await (await call(registeredKey, '/v1/auth/sessions')).json()) as { sessions: unknown[] };
+    expect(live.sessions).toEqual([]);
+
+    const out = await laptop.run('logout');
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain(`Revoked key ${made.keyId}`);
+    expect((await call(made.apiKey, '/v1/account')).status).toBe(401);
+    expect(JSON.parse(fs.readFileSync(laptop.configFile, 'utf8')).apiKey).toBeUndefined();
+    // A second logout has nothing left to end.
+    expect((await laptop.run('logout')).code).toBe(0);
+
+    // A key revoked elsewhere meanwhile: logout has nothing to end and says so.
+    const desk = user();
+    expect((await desk.run('login', '--email', u.email, '--password', PASSWORD)).code).toBe(0);
+    const deskKeyId = JSON.parse(fs.readFileSync(desk.configFile, 'utf8')).keyId as string;
+    const revoke = await fetch(`${s.url}/v1/keys/${deskKeyId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${registeredKey}` },
+    });
+    expect(revoke.status).toBe(200);
+    const late = await desk.run('logout');
+    expect(late.code, late.stderr).toBe(0);
+    expect(late.stdout).toMatch(/already ended/);
+
+    // The registration's key is the account's own: logout forgets it here and it stays valid.
+    const forget = await u.run('logout');
+    expect(forget.code, forget.stderr).toBe(0);
+    expect(forget.stdout).toMatch(/stays valid/);
+    expect((await call(registeredKey, '/v1/account')).status).toBe(200);
+  });
+
   it('falls back to ~/.config/unfurl without XDG_CONFIG_HOME', async () => {
     const fakeHome = fs.mkdtempSync(path.join(home, 'home-'));
     const r = await runCli(['register', '--email', uniqueEmail('cli'), '--password', PASSWORD, '--json'], {
@@ -123,10 +164,7 @@ describe('data commands', () => {
     const buy = await u.run('credits', 'buy', 'credits_500');
     expect(buy.code, buy.stderr).toBe(0);
     const checkoutUrl = new URL(buy.stdout.trim().split('\n').at(-1)!);
-    const confirmed = await fetch(`${s.url}${checkoutUrl.pathname}/confirm`, {
-      method: 'POST',
-      headers: { accept: 'application/json' },
-    });
+    const confirmed = await confirmCheckoutAt(s.url, checkoutUrl.href);
     expect(confirmed.status).toBe(200);
     const j = json(
       await u.run('crawl', `${s.site.url}/docs`, '--out', `${out}2`, '--limit', '150', '--json'),

@@ -157,6 +157,24 @@ describeWithChromium('dashboard in headless Chromium', () => {
     expect((await api(firstKey, '/v1/account')).status).toBe(200);
     await shot(page, '04-keys-revoked');
 
+    // Sessions: this browser's is marked; another log-in (as the CLI would make) can be ended here.
+    const other = (await (
+      await fetch(`${base}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password: PASSWORD }),
+      })
+    ).json()) as { token: string };
+    await page.getByRole('link', { name: 'Credits' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await expect.poll(() => page.locator('#session-table tbody tr').count()).toBe(2);
+    expect(await page.locator('#session-table tbody').textContent()).toContain('this browser');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: `End session ${other.token.slice(0, 12)}` }).click();
+    await expect.poll(() => page.locator('#session-table tbody tr').count()).toBe(1);
+    expect((await api(other.token, '/v1/account')).status).toBe(401);
+    expect((await api(sessionToken as string, '/v1/account')).status).toBe(200);
+
     // Buy a package in test mode: the checkout opens in a new tab, and the balance follows.
     await page.getByRole('link', { name: 'Credits' }).click();
     await expect.poll(() => page.getByTestId('credits-balance').textContent()).toBe('100');
@@ -249,6 +267,8 @@ describeWithChromium('dashboard in headless Chromium', () => {
     // Keyboard only: log out, log back in with Enter.
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByText('You are logged out.').waitFor();
+    // Ended on the server, not only forgotten by the tab.
+    expect((await api(sessionToken as string, '/v1/account')).status).toBe(401);
     await page.locator('#login-email').focus();
     await page.keyboard.type(email);
     await page.keyboard.press('Tab');

@@ -75,6 +75,68 @@ describe('POST /v1/auth/register', () => {
   });
 });
 
+describe('passwords and e-mail addresses', () => {
+  const register = (email: string, password: string) =>
+    t.call(null, { method: 'POST', url: '/v1/auth/register', payload: { email, password } });
+
+  it.each([
+    ['only spaces', '            '],
+    ['only tabs and newlines', '\t\t\n\n\t\t\n\n'],
+    ['a common password', 'password123'],
+    ['a common password in another case', 'QwertyUIOP'],
+    ['a common password with spaces around it', '  iloveyou1  '],
+    ['a long common password', 'correcthorsebatterystaple'],
+  ])('refuses %s with a 400 naming password, and creates nothing', async (_, password) => {
+    const email = uniqueEmail('weak');
+    const res = await register(email, password);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('invalid_request');
+    expect(res.json().details).toBe('password');
+    const rows = await t.services.store.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('email', '=', email)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('accepts a password that merely contains a common one', async () => {
+    const res = await register(uniqueEmail(), 'password123 but longer and mine');
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('a trailing dot and case variants of an e-mail are one account, on register and on login', async () => {
+    const email = uniqueEmail('dots');
+    const first = await register(`${email.toUpperCase()}.`, 'correct horse battery');
+    expect(first.statusCode).toBe(200);
+    expect(first.json().email).toBe(email);
+    for (const variant of [email, `${email}.`, ` ${email}.. `, email.replace('example', 'EXAMPLE')]) {
+      const again = await register(variant, 'correct horse battery');
+      expect(again.statusCode, variant).toBe(409);
+      expect(again.json().error).toBe('conflict');
+      const login = await t.call(null, {
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: variant.toUpperCase(), password: 'correct horse battery' },
+      });
+      expect(login.statusCode, variant).toBe(200);
+      expect(login.json()).toMatchObject({ accountId: first.json().accountId, email });
+    }
+  });
+
+  it('400 naming email for an address with a control character, on register and on login', async () => {
+    for (const url of ['/v1/auth/register', '/v1/auth/login']) {
+      const res = await t.call(null, {
+        method: 'POST',
+        url,
+        payload: { email: 'a\u0000b@example.com', password: 'correct horse battery' },
+      });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().details).toBe('email');
+    }
+  });
+});
+
 describe('POST /v1/auth/login', () => {
   it('answers a 24-hour session token that works as a bearer but is not listed as a key', async () => {
     const { email } = await t.register();

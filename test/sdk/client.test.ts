@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Unfurl as Client, isJobAccepted, Unfurl, UnfurlError } from '../../packages/sdk/src/index.js';
 import { uniqueEmail } from '../support/app.js';
+import { confirmCheckoutAt } from '../support/checkout.js';
 import { standInKinds } from '../support/test-kinds.js';
 import { CONSTRUCTED_CHANNEL } from '../support/youtube-replay.js';
 import { type ClientTestServer, SITE_PAGES, startClientTestServer } from './server.js';
@@ -41,13 +42,10 @@ async function caught(promise: Promise<unknown>): Promise<UnfurlError> {
   throw new Error('expected an UnfurlError');
 }
 
-/** Buys 500 credits in test mode (the checkout confirmed as a browser would). */
+/** Buys 500 credits in test mode (confirmed with its page's token, as the README shows from a shell). */
 async function topUp(client: Client) {
   const checkout = await client.credits.purchase('credits_500');
-  const res = await fetch(`${s.url}/v1/credits/checkout/${checkout.id}/confirm`, {
-    method: 'POST',
-    headers: { accept: 'application/json' },
-  });
+  const res = await confirmCheckoutAt(s.url, checkout.id);
   expect(res.status).toBe(200);
 }
 
@@ -89,6 +87,28 @@ describe('accounts, keys and credits', () => {
     expect(err).toMatchObject({ code: 'unauthorized', status: 401 });
     expect(err.requestId).toMatch(/^req_/);
     expect(err.message).toBeTruthy();
+  });
+
+  it('lists and ends sessions: revokeSession one, logout the current one', async () => {
+    const { client, email } = await newClient();
+    const anonymous = new Unfurl({ baseUrl: s.url });
+    const [a, b] = await Promise.all([1, 2].map(() => anonymous.auth.login({ email, password: PASSWORD })));
+    const bySession = new Unfurl({ baseUrl: s.url, apiKey: a!.token });
+    const listed = await bySession.auth.sessions();
+    expect(listed).toHaveLength(2);
+    const current = listed.find((x) => x.current)!;
+    expect(a!.token.startsWith(current.prefix)).toBe(true);
+
+    const other = listed.find((x) => !x.current)!;
+    expect(await client.auth.revokeSession(other.id)).toMatchObject({ id: other.id, revoked: true });
+    const gone = await caught(new Unfurl({ baseUrl: s.url, apiKey: b!.token }).account.get());
+    expect(gone).toMatchObject({ code: 'unauthorized', status: 401 });
+
+    expect(await bySession.auth.logout()).toMatchObject({ id: current.id, revoked: true });
+    expect(await caught(bySession.account.get())).toMatchObject({ status: 401 });
+    expect(await client.auth.sessions()).toEqual([]);
+    // An API key cannot log out: it is revoked by id, never by surprise.
+    expect(await caught(client.auth.logout())).toMatchObject({ code: 'forbidden', status: 403 });
   });
 
   it('lists packages without a key, purchases, and pages the usage history', async () => {

@@ -8,6 +8,7 @@ import { hashToken } from '../../src/accounts/secrets.js';
 import type { Db } from '../../src/store/db.js';
 import { newId, randomBase62 } from '../../src/store/ids.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { confirmCheckout } from '../support/checkout.js';
 import { closeTestApp } from '../support/teardown.js';
 import { registerTestKinds, standInKinds, testJobRoutes } from '../support/test-kinds.js';
 
@@ -253,11 +254,7 @@ describe('object-level authorisation between accounts', () => {
       payload: { package_id: 'credits_500' },
     });
     expect(purchase.statusCode).toBe(200);
-    const confirm = await t.call(null, {
-      method: 'POST',
-      url: `/v1/credits/checkout/${purchase.json().id}/confirm`,
-      headers: { accept: 'application/json' },
-    });
+    const confirm = await confirmCheckout(t, purchase.json().id);
     expect(confirm.statusCode).toBe(200);
     for (const kind of standInKinds(t.services.jobs.registry)) {
       const res = await t.call(b.apiKey, {

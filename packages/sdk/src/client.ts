@@ -43,9 +43,11 @@ import type {
   PollAnswers,
   Registration,
   RevokedKey,
+  RevokedSession,
   ScrapedPage,
   ScrapeQuery,
   Session,
+  SessionSummary,
   Transcript,
   TranscriptBatchBody,
   TranscriptPoll,
@@ -128,6 +130,14 @@ export class Unfurl {
     /** A session token usable as bearer for 24 hours. No key needed. */
     login: (credentials: Credentials, options?: RequestOptions) =>
       this.call<Session>('login', { body: credentials, options }),
+    /** Ends the session whose token this client sends, on the server (an API key is refused: 403). */
+    logout: (options?: RequestOptions) => this.call<RevokedSession>('logout', { options }),
+    /** The account's live sessions, never their tokens. */
+    sessions: async (options?: RequestOptions) =>
+      (await this.call<{ sessions: SessionSummary[] }>('listSessions', { options })).sessions,
+    /** Ends one of the account's sessions. */
+    revokeSession: (sessionId: string, options?: RequestOptions) =>
+      this.call<RevokedSession>('revokeSession', { params: { session_id: sessionId }, options }),
   };
 
   readonly keys = {

@@ -5,6 +5,9 @@
 export const routes = {
   register: { method: 'POST', path: '/v1/auth/register' },
   login: { method: 'POST', path: '/v1/auth/login' },
+  logout: { method: 'POST', path: '/v1/auth/logout' },
+  listSessions: { method: 'GET', path: '/v1/auth/sessions' },
+  revokeSession: { method: 'DELETE', path: '/v1/auth/sessions/{session_id}' },
   createKey: { method: 'POST', path: '/v1/keys/create' },
   listKeys: { method: 'GET', path: '/v1/keys' },
   revokeKey: { method: 'DELETE', path: '/v1/keys/{key_id}' },

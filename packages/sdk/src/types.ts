@@ -27,6 +27,16 @@ export interface Session {
   expiresAt: number;
 }
 
+/** A live login session as listed: never its token. `current` marks the one making the request. */
+export interface SessionSummary {
+  id: string;
+  prefix: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number;
+  current: boolean;
+}
+
 export interface CreatedKey {
   id: string;
   name: string;
@@ -50,6 +60,9 @@ export interface RevokedKey {
   revoked: boolean;
   revokedAt: number;
 }
+
+/** What logout and revoking a session answer. */
+export type RevokedSession = RevokedKey;
 
 export interface Account {
   id: string;

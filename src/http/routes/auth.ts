@@ -1,21 +1,39 @@
+// Registration, login and the sessions login hands out: logout, the account's live sessions, and
+// revoking one. A revoked session fails at once here and within UNFURL_AUTH_CACHE_MS everywhere else.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../schemas/common.js';
+import { principal } from '../plugins/auth.js';
+import { errorResponses, Nullable } from '../schemas/common.js';
 
 const Credentials = Type.Object(
   {
     email: Type.String({
       minLength: 3,
       maxLength: 320,
-      description: 'E-mail address (trimmed, lower-cased)',
+      description: 'E-mail address (trimmed, lower-cased, without a trailing dot)',
     }),
-    password: Type.String({ minLength: 1, maxLength: 1024, description: 'At least 8 characters' }),
+    password: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: 'At least 8 characters, not only spaces, not one of the most common passwords',
+    }),
   },
   { additionalProperties: false },
 );
 
+const SessionSummary = Type.Object({
+  id: Type.String(),
+  prefix: Type.String({ description: 'First characters of the token, to recognise it' }),
+  createdAt: Type.Integer(),
+  lastUsedAt: Nullable(Type.Integer()),
+  expiresAt: Type.Integer({ description: 'Unix ms' }),
+  current: Type.Boolean({ description: 'True for the session making this request' }),
+});
+
+const Revoked = Type.Object({ id: Type.String(), revoked: Type.Boolean(), revokedAt: Type.Integer() });
+
 export async function authRoutes(app: FastifyInstance) {
-  const { accounts } = app.services;
+  const { accounts, authenticator } = app.services;
 
   app.post(
     '/v1/auth/register',
@@ -67,6 +85,62 @@ export async function authRoutes(app: FastifyInstance) {
     async (request) => {
       const { email, password } = request.body as { email: string; password: string };
       return accounts.login(email, password);
+    },
+  );
+
+  app.post(
+    '/v1/auth/logout',
+    {
+      schema: {
+        tags: ['Accounts'],
+        summary: 'Log out: ends the session token sent as Bearer, on every server (extension)',
+        description:
+          'Only for session tokens: with an API key it is a 403 and the key stays valid (revoke keys with DELETE /v1/keys/{key_id}).',
+        response: { 200: Revoked, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const { keyHash, ...answer } = await accounts.logout(principal(request));
+      authenticator.forget(keyHash);
+      return answer;
+    },
+  );
+
+  app.get(
+    '/v1/auth/sessions',
+    {
+      schema: {
+        tags: ['Accounts'],
+        summary: "List the account's live login sessions (never their tokens) (extension)",
+        response: {
+          200: Type.Object({ sessions: Type.Array(SessionSummary) }),
+          ...errorResponses(401, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { accountId, kind, keyId } = principal(request);
+      return { sessions: await accounts.listSessions(accountId, kind === 'session' ? keyId : null) };
+    },
+  );
+
+  app.delete(
+    '/v1/auth/sessions/:session_id',
+    {
+      schema: {
+        tags: ['Accounts'],
+        summary: "End one of the account's sessions; it stops working at once (extension)",
+        params: Type.Object({
+          session_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z_]+$' }),
+        }),
+        response: { 200: Revoked, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const { session_id } = request.params as { session_id: string };
+      const { keyHash, ...answer } = await accounts.revokeSession(principal(request).accountId, session_id);
+      authenticator.forget(keyHash);
+      return answer;
     },
   );
 }

@@ -9,6 +9,8 @@ export interface SavedConfig {
   apiKey?: string;
   email?: string;
   keyId?: string;
+  /** The key was made for this machine by `unfurl login`, so `unfurl logout` revokes it. */
+  keyMadeByLogin?: boolean;
 }
 
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {

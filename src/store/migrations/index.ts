@@ -6,6 +6,7 @@ import * as m004 from './004-live-dedupe.js';
 import * as m005 from './005-drop-dedupe-index.js';
 import * as m006 from './006-request-holds.js';
 import * as m007 from './007-live-jobs-by-account.js';
+import * as m008 from './008-checkout-confirm-token.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005-drop-dedupe-index': m005,
   '006-request-holds': m006,
   '007-live-jobs-by-account': m007,
+  '008-checkout-confirm-token': m008,
 };

@@ -1,4 +1,5 @@
-// API keys: create (the secret is shown once, with a copy button), list, revoke.
+// API keys: create (the secret is shown once, with a copy button), list, revoke; and the account's
+// signed-in sessions, which can be ended the same way.
 import { call } from './api.js';
 import { $, announce, el, fill, fmtTime, showError, table } from './dom.js';
 
@@ -58,6 +59,47 @@ async function load() {
   );
 }
 
+async function loadSessions() {
+  const { sessions } = await call('GET', '/v1/auth/sessions');
+  const rows = sessions.map((s) => [
+    el('code', {}, `${s.prefix}…`),
+    fmtTime(s.createdAt),
+    fmtTime(s.lastUsedAt),
+    fmtTime(s.expiresAt),
+    s.current
+      ? el('span', { class: 'badge active-key' }, 'this browser')
+      : el(
+          'button',
+          {
+            type: 'button',
+            class: 'danger small',
+            'aria-label': `End session ${s.prefix}`,
+            onclick: () => endSession(s),
+          },
+          'End',
+        ),
+  ]);
+  fill(
+    $('session-table'),
+    table(
+      'Signed-in sessions of this account',
+      ['Prefix', 'Created', 'Last used', 'Expires', 'Action'],
+      rows,
+    ),
+  );
+}
+
+async function endSession(s) {
+  if (!window.confirm(`End the session ${s.prefix}…? It will be refused at once.`)) return;
+  try {
+    await call('DELETE', `/v1/auth/sessions/${encodeURIComponent(s.id)}`);
+    announce(`Session ${s.prefix} ended.`);
+    await loadSessions();
+  } catch (err) {
+    showError('session-error', err);
+  }
+}
+
 async function revoke(key) {
   if (!window.confirm(`Revoke the key "${key.name}"? Requests with it will be refused at once.`)) return;
   try {
@@ -107,6 +149,11 @@ export const keysView = {
       await load();
     } catch (err) {
       showError('key-error', err);
+    }
+    try {
+      await loadSessions();
+    } catch (err) {
+      showError('session-error', err);
     }
   },
 };

@@ -1,6 +1,6 @@
 // The dashboard's entry: hash routes (#/overview, #/keys …), one <section data-view> shown at a
 // time, signed-out visitors sent to the sign-in view.
-import { session, whenSessionLost } from './api.js';
+import { request, session, whenSessionLost } from './api.js';
 import { authView } from './auth.js';
 import { creditsView } from './credits.js';
 import { $ } from './dom.js';
@@ -61,9 +61,22 @@ whenSessionLost(() => {
   go('auth');
 });
 
-$('logout').addEventListener('click', () => {
+// Logging out ends the session on the server too, so a copy of the token stops working; the tab
+// forgets it whatever the answer (a 401 means the server had already ended it).
+$('logout').addEventListener('click', async () => {
+  const button = $('logout');
+  button.disabled = true;
+  const ended = await request('POST', '/v1/auth/logout').then(
+    (res) => res.ok || res.status === 401,
+    () => false,
+  );
+  button.disabled = false;
   session.clear();
-  authView.notice('You are logged out.');
+  authView.notice(
+    ended
+      ? 'You are logged out.'
+      : 'You are logged out in this tab, but the server could not be told: the session ends when it expires.',
+  );
   go('auth');
 });
 

@@ -1,7 +1,8 @@
-// Account commands: register and login (saving the key), logout, credits, usage and jobs.
+// Account commands: register and login (saving the key), logout, credits, usage and jobs. Login uses
+// a session only to make this machine's key and ends it at once; logout revokes that key again.
 import os from 'node:os';
 import readline from 'node:readline';
-import { Unfurl } from '@unfurl/sdk';
+import { isUnfurlError, Unfurl } from '@unfurl/sdk';
 import { writeConfig } from '../config-store.js';
 import type { CommandContext, CommandSpec } from '../context.js';
 import { UsageError } from '../exit-codes.js';
@@ -35,11 +36,12 @@ function email(ctx: CommandContext): string {
   return e;
 }
 
-function saveLogin(ctx: CommandContext, login: { apiKey: string; email?: string; keyId?: string }) {
-  writeConfig(
-    { ...ctx.saved, baseUrl: ctx.baseUrl, apiKey: login.apiKey, email: login.email, keyId: login.keyId },
-    ctx.configFile,
-  );
+function saveLogin(
+  ctx: CommandContext,
+  login: { apiKey: string; email?: string; keyId?: string; keyMadeByLogin?: boolean },
+) {
+  const { keyMadeByLogin: _, ...saved } = ctx.saved;
+  writeConfig({ ...saved, baseUrl: ctx.baseUrl, ...login }, ctx.configFile);
 }
 
 const CREDENTIAL_OPTIONS = { email: { type: 'string' }, password: { type: 'string' } } as const;
@@ -89,7 +91,9 @@ export const login: CommandSpec = {
     const withSession = new Unfurl({ baseUrl: ctx.baseUrl, apiKey: session.token });
     const name = ctx.string('key-name') ?? `unfurl-cli@${os.hostname()}`.slice(0, 200);
     const key = await withSession.keys.create(name, ctx);
-    saveLogin(ctx, { apiKey: key.key, email: session.email, keyId: key.id });
+    // The session was only needed to make the key: end it rather than leave it valid for a day.
+    await withSession.auth.logout(ctx);
+    saveLogin(ctx, { apiKey: key.key, email: session.email, keyId: key.id, keyMadeByLogin: true });
     if (ctx.output.json) {
       printJson(ctx.output, {
         email: session.email,
@@ -109,15 +113,38 @@ export const login: CommandSpec = {
 
 export const logout: CommandSpec = {
   name: 'logout',
-  summary: 'forget the saved API key (it stays valid: revoke it with the dashboard or API)',
+  summary: 'end the saved login on the server (the key `login` made, or a session) and forget it',
   usage: '',
+  details: `  A key made by \`unfurl login\` is revoked and a saved session token is ended; any other saved key
+  (from register or --api-key) is only forgotten here and stays valid: revoke it with the dashboard or API.`,
   options: {},
   positionals: [0, 0],
   async run(ctx) {
-    const { apiKey: _, keyId: __, ...rest } = ctx.saved;
+    const { apiKey, keyId, keyMadeByLogin, ...rest } = ctx.saved;
+    const client = new Unfurl({ baseUrl: ctx.saved.baseUrl ?? ctx.baseUrl, apiKey: apiKey ?? null });
+    let ended: 'revoked' | 'ended' | 'forgotten' | 'already' = 'forgotten';
+    try {
+      if (apiKey?.startsWith('uf_sess_')) {
+        await client.auth.logout(ctx);
+        ended = 'ended';
+      } else if (apiKey && keyId && keyMadeByLogin) {
+        await client.keys.revoke(keyId, ctx);
+        ended = 'revoked';
+      }
+    } catch (err) {
+      // Already revoked or expired: nothing is left to end. Anything else keeps the login, to retry.
+      if (!isUnfurlError(err) || (err.status !== 401 && err.status !== 404)) throw err;
+      ended = 'already';
+    }
     writeConfig(rest, ctx.configFile);
-    if (ctx.output.json) printJson(ctx.output, { loggedOut: true, configFile: ctx.configFile });
-    else line(ctx.output, `Forgot the key saved in ${ctx.configFile}`);
+    if (ctx.output.json) printJson(ctx.output, { loggedOut: true, key: ended, configFile: ctx.configFile });
+    else if (ended === 'revoked')
+      line(ctx.output, `Revoked key ${keyId} and removed it from ${ctx.configFile}`);
+    else if (ended === 'ended')
+      line(ctx.output, `Ended the saved session and removed it from ${ctx.configFile}`);
+    else if (ended === 'already')
+      line(ctx.output, `The saved login had already ended; removed it from ${ctx.configFile}`);
+    else line(ctx.output, `Forgot the key saved in ${ctx.configFile} (it stays valid: revoke it to end it)`);
     return 0;
   },
 };
