@@ -141,7 +141,7 @@ describe('per-key token bucket', () => {
   });
 });
 
-describe('per-account token bucket (by default as big as a key\'s)', () => {
+describe("per-account token bucket (by default as big as a key's)", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ UNFURL_RATE_LIMIT_RPS: String(RPS), UNFURL_RATE_LIMIT_BURST: String(BURST) });
