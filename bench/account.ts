@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBase62 } from '../src/store/ids.js';
+import { randomBase62 } from '../src/ids.js';
 import {
   type ChildServer,
   describeLoad,

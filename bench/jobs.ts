@@ -21,7 +21,7 @@ import { jobRoute } from '../src/http/job-route.js';
 import { startJobProcessing } from '../src/jobs/processing.js';
 import type { EndedJob } from '../src/jobs/records.js';
 import { createServices, type Services } from '../src/services.js';
-import { randomBase62 } from '../src/store/ids.js';
+import { randomBase62 } from '../src/ids.js';
 import { type CpuSplit, cpuMeter } from './lib/cpu.js';
 import { scratchDatabase } from './lib/pg.js';
 

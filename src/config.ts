@@ -98,6 +98,8 @@ export interface Config {
   };
   readonly crawl: { readonly concurrency: number; readonly perHostConcurrency: number };
   /** Media files downloaded for speech recognition, OCR, describe and extract. */
+  /** The media tools run (UNFURL_FFMPEG_PATH, UNFURL_FFPROBE_PATH, UNFURL_TESSERACT_PATH). */
+  readonly tools: ToolPaths;
   readonly media: {
     /** Largest file fetched (bigger → 413 payload_too_large). */
     readonly maxBytes: number;
@@ -204,6 +206,29 @@ function aiEndpoint(env: Env, task: 'ASR' | 'VISION' | 'LLM', model: string): Ai
     apiKey: str(env, `UNFURL_${task}_API_KEY`) ?? (own ? null : str(env, 'UNFURL_AI_API_KEY')),
     model: str(env, `UNFURL_${task}_MODEL`) ?? model,
   };
+}
+
+export interface ToolPaths {
+  readonly ffmpeg: string;
+  readonly ffprobe: string;
+  readonly tesseract: string;
+}
+
+/**
+ * The media tools: the system binaries unless a variable points elsewhere. Media code asks at each run
+ * (it is not handed the config), so this reads the environment of the moment.
+ */
+export function toolPaths(env: Env = process.env): ToolPaths {
+  return {
+    ffmpeg: str(env, 'UNFURL_FFMPEG_PATH') ?? 'ffmpeg',
+    ffprobe: str(env, 'UNFURL_FFPROBE_PATH') ?? 'ffprobe',
+    tesseract: str(env, 'UNFURL_TESSERACT_PATH') ?? 'tesseract',
+  };
+}
+
+/** The environment a child tool runs in: this process's, plus `extra` (e.g. a thread limit). */
+export function childEnv(extra?: Record<string, string>): NodeJS.ProcessEnv {
+  return extra ? { ...process.env, ...extra } : process.env;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -323,6 +348,7 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: int(env, 'UNFURL_CRAWL_CONCURRENCY', 8, 1, 256),
       perHostConcurrency: int(env, 'UNFURL_CRAWL_HOST_CONCURRENCY', 4, 1, 256),
     },
+    tools: toolPaths(env),
     media: {
       maxBytes: int(env, 'UNFURL_MEDIA_MAX_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
       timeoutMs: int(env, 'UNFURL_MEDIA_TIMEOUT_MS', 10 * 60_000, 1000, 6 * 3_600_000),

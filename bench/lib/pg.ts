@@ -1,6 +1,6 @@
 // A fresh PostgreSQL database for one benchmark run, dropped afterwards.
 import pg from 'pg';
-import { randomBase62 } from '../../src/store/ids.js';
+import { randomBase62 } from '../../src/ids.js';
 
 export interface ScratchDatabase {
   url: string;

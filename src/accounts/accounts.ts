@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { Ledger } from '../billing/ledger.js';
 import { FREE_CREDITS_AT_REGISTRATION } from '../billing/prices.js';
 import { AppError, invalid } from '../errors.js';
+import { newId } from '../ids.js';
 import { lockAccountRow } from '../store/account-lock.js';
 import { type Db, isUniqueViolation, type Tx } from '../store/db.js';
-import { newId } from '../store/ids.js';
 import { COMMON_PASSWORDS } from './common-passwords.js';
 import {
   API_KEY_PREFIX,

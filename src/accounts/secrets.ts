@@ -1,6 +1,6 @@
 // API keys and passwords: keys are high-entropy and stored as SHA-256; passwords use scrypt.
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '../store/ids.js';
+import { randomBase62 } from '../ids.js';
 
 export const API_KEY_PREFIX = 'uf_';
 export const SESSION_PREFIX = 'uf_sess_';

@@ -3,8 +3,8 @@
 import type Stripe from 'stripe';
 import type { CheckoutMode } from '../config.js';
 import { AppError, invalid } from '../errors.js';
+import { newId, randomBase62 } from '../ids.js';
 import type { Db } from '../store/db.js';
-import { newId, randomBase62 } from '../store/ids.js';
 import type { Ledger } from './ledger.js';
 import { type CreditPackage, findPackage, priceCents } from './packages.js';
 

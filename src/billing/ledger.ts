@@ -3,10 +3,10 @@
 // sum of the account's entries and a debit that would take it below zero is refused.
 import { sql } from 'kysely';
 import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
 import { creditsSpent } from '../metrics.js';
 import { lockAccountRow } from '../store/account-lock.js';
 import type { Db, Tx } from '../store/db.js';
-import { newId } from '../store/ids.js';
 
 export type TransactionType = 'grant' | 'purchase' | 'settled' | 'hold' | 'release' | 'clawback';
 export const transactionTypes: readonly TransactionType[] = [

@@ -2,8 +2,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { newId } from '../ids.js';
 import type { Services } from '../services.js';
-import { newId } from '../store/ids.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { type RouteEntry, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';

@@ -6,9 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Ledger } from '../billing/ledger.js';
 import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
 import type { Db, Tx } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
-import { newId } from '../store/ids.js';
 import type { JobRow } from '../store/schema.js';
 import { Attempt, type AttemptHost } from './attempt.js';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';

@@ -2,9 +2,9 @@
 // ends the job (an outbox), then sent — signed, SSRF-guarded, retried with backoff — by a dispatcher.
 import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
+import { newId } from '../ids.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
 import type { Db, Dialect, Tx } from '../store/db.js';
-import { newId } from '../store/ids.js';
 import type { JobRow, WebhookDeliveryRow } from '../store/schema.js';
 import { pollAnswer } from './views.js';
 

@@ -1,15 +1,28 @@
 // Registers the AI job kinds (transcript by speech recognition, describe, extract) with what they
 // use: the platforms registry, the downloader, scratch dirs, the providers and the OCR engine.
 import path from 'node:path';
-import type { Services } from '../services.js';
-import type { MediaSources } from './ai/job-media.js';
+import type { Config } from '../config.js';
+import type { JobRegistry } from '../jobs/registry.js';
+import type { Platforms } from '../sources/platforms.js';
+import type { MediaFetcher, MediaSources } from './ai/job-media.js';
 import { createAiProviders } from './ai/providers.js';
 import { registerDescribe } from './describe-job.js';
 import { registerExtract } from './extract-job.js';
 import { recogniseBatch } from './ocr/tesseract.js';
+import type { Scratch } from './scratch.js';
 import { registerSpeechTranscripts } from './transcript-job.js';
 
-export function registerAiJobs(services: Services): void {
+/** What the AI job kinds take from the process's services (a narrow view, not the whole bag). */
+export interface AiJobServices {
+  readonly config: Config;
+  readonly platforms: Pick<Platforms, 'locate' | 'get'>;
+  readonly jobs: { readonly registry: JobRegistry };
+  readonly downloader: MediaFetcher;
+  readonly scratch: Scratch;
+  onClose(hook: () => Promise<void>): void;
+}
+
+export function registerAiJobs(services: AiJobServices): void {
   const ai = createAiProviders(services.config);
   services.onClose(() => ai.close());
   const { platforms } = services;

@@ -4,8 +4,8 @@
 // recognition (includeTranscript without captions) adds 2 credits per started minute of sound.
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
-import { StringEnum } from '../http/schemas/common.js';
 import { JobError } from '../jobs/types.js';
+import { StringEnum } from '../schemas.js';
 import type { Transcript } from '../sources/transcript.js';
 import { budget } from './ai/budget.js';
 import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';

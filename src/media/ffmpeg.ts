@@ -2,6 +2,7 @@
 // override), bounded in time, cancelled with the job's signal, stderr kept (tail) for error messages.
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { childEnv, toolPaths } from '../config.js';
 import { AppError } from '../errors.js';
 import { mediaInput, refusedFormat } from './input.js';
 
@@ -21,8 +22,8 @@ export interface RunResult {
 
 const STDERR_TAIL = 4000;
 
-export const ffmpegPath = () => process.env.UNFURL_FFMPEG_PATH?.trim() || 'ffmpeg';
-export const ffprobePath = () => process.env.UNFURL_FFPROBE_PATH?.trim() || 'ffprobe';
+export const ffmpegPath = () => toolPaths().ffmpeg;
+export const ffprobePath = () => toolPaths().ffprobe;
 
 /** A spawned tool under watch: killed on timeout or abort, stderr tail kept, its ending judged. */
 interface Supervised {
@@ -44,8 +45,7 @@ function supervise(
   options: { timeoutMs: number; signal?: AbortSignal; env?: Record<string, string> },
 ): Supervised {
   const { timeoutMs, signal } = options;
-  const env = options.env ? { ...process.env, ...options.env } : process.env;
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(options.env) });
   let stderr = '';
   let failure: Error | null = null;
   const stop = (err: Error) => {

@@ -1,7 +1,13 @@
 // Applies the migrations of ./migrations in order; the same files serve SQLite and PostgreSQL.
-import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
-import type { Store } from './db.js';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { migrations } from './migrations/index.js';
+
+/** What migrating needs of a store (db.ts opens one and calls this: no import back to it). */
+export interface MigrationTarget {
+  // biome-ignore lint/suspicious/noExplicitAny: migrations work on any schema
+  readonly db: Kysely<any>;
+  readonly dialect: 'sqlite' | 'pg';
+}
 
 class InlineProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -9,7 +15,7 @@ class InlineProvider implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(store: Store): Promise<string[]> {
+export async function migrateToLatest(store: MigrationTarget): Promise<string[]> {
   if (store.dialect === 'pg') {
     // Several processes may start together; one migrates while the others wait on this lock.
     return store.db.connection().execute(async (conn) => {

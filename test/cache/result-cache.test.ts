@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cached, MemoryCache, RedisCache, type ResultCache } from '../../src/cache/result-cache.js';
-import { randomBase62 } from '../../src/store/ids.js';
+import { randomBase62 } from '../../src/ids.js';
 
 const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : null;
 const prefix = `unfurl-test-${randomBase62(8)}:`;

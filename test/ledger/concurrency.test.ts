@@ -3,7 +3,7 @@
 // extra hold racing its settlement is either released with the rest or refused, never lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/services.js';
-import { newId } from '../../src/store/ids.js';
+import { newId } from '../../src/ids.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { PAID_PATH, paidTestRoutes } from '../support/paid-route.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';

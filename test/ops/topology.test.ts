@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBase62 } from '../../src/store/ids.js';
+import { randomBase62 } from '../../src/ids.js';
 import { api, dropQueueKeys, registerOn, sleep, until } from '../support/job-processes.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { assertBuilt, type CliProcess, freePort, runCli, startCli } from './cli-processes.js';

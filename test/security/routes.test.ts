@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/accounts/secrets.js';
 import type { Db } from '../../src/store/db.js';
-import { newId, randomBase62 } from '../../src/store/ids.js';
+import { newId, randomBase62 } from '../../src/ids.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { confirmCheckout } from '../support/checkout.js';
 import { closeTestApp } from '../support/teardown.js';

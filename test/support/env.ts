@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { type Config, loadConfig } from '../../src/config.js';
-import { randomBase62 } from '../../src/store/ids.js';
+import { randomBase62 } from '../../src/ids.js';
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 export const usingRedis = Boolean(process.env.REDIS_URL);

@@ -6,7 +6,7 @@
 // following short links): it runs under a hold of one request's price, always given back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { prices } from '../../billing/prices.js';
-import { randomBase62 } from '../../store/ids.js';
+import { randomBase62 } from '../../ids.js';
 import { principal } from './auth.js';
 
 export async function paid<T>(

@@ -11,7 +11,7 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', title: 'Error' },
 );
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export { Nullable, StringEnum } from '../../schemas.js';
 
 export const Limit = (max = 100, dflt = 20) =>
   Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `Items per page (1–${max})` });
@@ -35,7 +35,3 @@ export const BillingHeaders = {
   'X-Credits-Charged': Type.Integer({ description: 'Credits this request cost' }),
   'X-Credits-Remaining': Type.Integer({ description: 'Balance after this request' }),
 };
-
-/** A string limited to given values, as a plain JSON-Schema enum (clear errors, clean OpenAPI). */
-export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });

@@ -1,11 +1,13 @@
 // The native `tesseract` CLI, run on batches of images: loading the model costs about as much as
 // reading one frame, so each process reads a list of frames (one model load per batch). TSV output
 // gives each word its box and confidence.
+
 import { writeFile } from 'node:fs/promises';
+import { toolPaths } from '../../config.js';
 import { runTool } from '../ffmpeg.js';
 import { normaliseText } from './text-similarity.js';
 
-export const tesseractPath = () => process.env.UNFURL_TESSERACT_PATH?.trim() || 'tesseract';
+export const tesseractPath = () => toolPaths().tesseract;
 
 export interface OcrLine {
   text: string;

@@ -1,3 +1,5 @@
+// Random identifiers: prefixed ids of our own records (acc_, key_, job_, txn_ …) and random base62 text
+// for secrets and references. Used by every layer, so it sits beside config and errors.
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
