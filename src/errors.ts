@@ -1,4 +1,5 @@
-// The error codes of the API (DESIGN §4) and the one error type services throw to produce them.
+// The error codes of the API (DESIGN §4) and the one error type services, jobs and providers throw:
+// routes answer it, and the job engine reads from it whether another attempt may succeed.
 
 export const errorStatus = {
   invalid_request: 400,
@@ -26,11 +27,21 @@ export class AppError extends Error {
     message: string,
     readonly details: string | null = null,
     readonly headers: Record<string, string> = {},
+    /** For a job's failure: whether another attempt may succeed (null: the job engine goes by the code). */
+    readonly retryable: boolean | null = null,
   ) {
     super(message);
     this.status = errorStatus[code];
   }
 }
+
+/** A failure another attempt may fix: a job goes back to its queue with backoff. */
+export const retryable = (message: string, code: ErrorCode = 'upstream_error') =>
+  new AppError(code, message, null, {}, true);
+
+/** A failure no further attempt will fix: the job fails at once. */
+export const permanent = (message: string, code: ErrorCode = 'invalid_request') =>
+  new AppError(code, message, null, {}, false);
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 export const invalid = (param: string, reason: string) =>

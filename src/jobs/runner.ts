@@ -15,7 +15,6 @@ import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
 import type { FreshJob, JobConsumer, JobQueue } from './queue.js';
 import type { Claim, EndedJob, FinishItem, JobOutcome, JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
-import { JobError } from './types.js';
 import { enqueueWebhook } from './webhooks.js';
 
 export interface RunnerSettings {
@@ -49,9 +48,12 @@ const RETRYABLE_CODES = new Set([
 
 /** Whether a failure is worth another attempt, and what to tell the caller. */
 export function classify(err: unknown): { retryable: boolean; code: string; message: string } {
-  if (err instanceof JobError) return { retryable: err.retryable, code: err.code, message: err.message };
   if (err instanceof AppError) {
-    return { retryable: RETRYABLE_CODES.has(err.code), code: err.code, message: err.message };
+    return {
+      retryable: err.retryable ?? RETRYABLE_CODES.has(err.code),
+      code: err.code,
+      message: err.message,
+    };
   }
   if ((err as Error)?.name === 'TimeoutError' || (err as Error)?.name === 'AbortError') {
     return { retryable: true, code: 'upstream_error', message: 'timed out' };

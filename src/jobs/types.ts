@@ -1,7 +1,6 @@
 // What a capability provides to add a job kind: its input schema, the most it can cost, how to run
 // it and what it finally costs. The engine does the rest (queueing, retries, billing, webhooks).
 import type { TSchema } from '@sinclair/typebox';
-import type { ErrorCode } from '../errors.js';
 import type { JobRow } from '../store/schema.js';
 
 export interface JobContext {
@@ -42,21 +41,5 @@ export interface JobKind<I = unknown, R = unknown> {
 }
 
 export type PerAccountLimit = 'crawls' | 'mediaJobs';
-
-/** Thrown by handlers: `retryable` failures go back to the queue with backoff, others fail at once. */
-export class JobError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-  }
-}
-
-export const retryable = (message: string, code: ErrorCode = 'upstream_error') =>
-  new JobError(code, message, true);
-export const permanent = (message: string, code: ErrorCode = 'invalid_request') =>
-  new JobError(code, message, false);
 
 export type { JobRow };

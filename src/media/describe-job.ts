@@ -2,9 +2,10 @@
 // `maxResolution`, described by the vision model with the caller's prompt — or, with mode=ocr, the
 // text shown on them. Holds 5 + maxFrames, settles 5 + frames used; a transcript that needs speech
 // recognition (includeTranscript without captions) adds 2 credits per started minute of sound.
+
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
-import { JobError } from '../jobs/types.js';
+import { permanent } from '../errors.js';
 import { StringEnum } from '../schemas.js';
 import type { Transcript } from '../sources/transcript.js';
 import { budget } from './ai/budget.js';
@@ -71,8 +72,7 @@ export function registerDescribe(deps: AiJobDeps & { readText: FrameTextReader }
       deps.scratch.with(`describe-${ctx.jobId}`, async (dir) => {
         const calls = { budget: budget(deps.settings.jobBudgetMs), signal: ctx.signal };
         const media = await fetchMedia(deps, input.url, dir, ctx.signal, deps.settings.maxMediaSeconds);
-        if (!media.probed.hasVideo)
-          throw new JobError('invalid_request', 'The URL has no pictures to describe', false);
+        if (!media.probed.hasVideo) throw permanent('The URL has no pictures to describe', 'invalid_request');
         let speechCredits = 0;
         const transcript = input.includeTranscript
           ? await videoTranscript(deps, media, {

@@ -2,9 +2,10 @@
 // else speech recognition) and key frames given to the language model with the caller's JSON
 // schema, or one the model proposes first. 5 credits per started minute (minimum 5): the minimum is
 // held at acceptance, the rest once the media is measured.
+
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
-import { JobError } from '../jobs/types.js';
+import { permanent } from '../errors.js';
 import { budget } from './ai/budget.js';
 import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';
 import { keyFrames } from './frames.js';
@@ -63,11 +64,7 @@ export function registerExtract(deps: AiJobDeps): void {
             })
           : [];
         if (!transcript && frames.length === 0) {
-          throw new JobError(
-            'invalid_request',
-            'The media has neither pictures nor speech to extract from',
-            false,
-          );
+          throw permanent('The media has neither pictures nor speech to extract from', 'invalid_request');
         }
         const context = {
           prompt: input.prompt,

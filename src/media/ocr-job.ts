@@ -3,10 +3,11 @@
 // have changed, lines merged into timed segments), rendered in the asked format. Billing: the length
 // is unknown at acceptance, so a default of minutes is held and topped up after probing; the cost is
 // 1 credit per started minute of video.
+
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
+import { permanent } from '../errors.js';
 import type { JobRegistry } from '../jobs/registry.js';
-import { JobError } from '../jobs/types.js';
 import { fetchMedia, type MediaFetcher, type MediaSources } from './ai/job-media.js';
 import { OCR_FORMATS, type OcrFormat, renderSegments } from './ocr/render.js';
 import type { OcrSegment } from './ocr/segments.js';
@@ -80,18 +81,13 @@ export function registerOcr(deps: OcrJobDeps): void {
           ctx.signal,
         );
         if (!media.probed.hasVideo) {
-          throw new JobError(
-            'invalid_request',
-            `Invalid parameter 'url': ${input.url} has no video stream`,
-            false,
-          );
+          throw permanent(`Invalid parameter 'url': ${input.url} has no video stream`, 'invalid_request');
         }
         const seconds = media.probed.durationSec;
         if (seconds > settings.maxSeconds) {
-          throw new JobError(
-            'payload_too_large',
+          throw permanent(
             `The video is ${Math.round(seconds)} s long; OCR takes videos up to ${settings.maxSeconds} s`,
-            false,
+            'payload_too_large',
           );
         }
         const needed = prices.ocrPerMinute * startedMinutes(seconds);

@@ -2,10 +2,11 @@
 // mode=generate, or auto without captions). Holds 2 credits per started minute of what the platform
 // says the media lasts (a default when it does not say), tops the hold up once the sound is
 // measured, and settles on the measured length.
+
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
-import { JobError } from '../jobs/types.js';
+import { permanent } from '../errors.js';
 import { shapeTranscript, type Transcript } from '../sources/transcript.js';
 import { budget } from './ai/budget.js';
 import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';
@@ -55,7 +56,7 @@ export function registerSpeechTranscripts(deps: AiJobDeps): void {
       deps.scratch.with(`transcript-${ctx.jobId}`, async (dir) => {
         const media = await fetchMedia(deps, input.url, dir, ctx.signal, settings.maxMediaSeconds);
         if (!media.probed.hasAudio) {
-          throw new JobError('transcript_unavailable', 'The media has no sound to recognise', false);
+          throw permanent('The media has no sound to recognise', 'transcript_unavailable');
         }
         const speech = await recogniseSpeech(media.file, {
           client: deps.ai.asr,
@@ -68,7 +69,7 @@ export function registerSpeechTranscripts(deps: AiJobDeps): void {
         });
         if (speech.cues.length === 0) {
           // Never an empty transcript: the caller is told and not charged.
-          throw new JobError('transcript_unavailable', 'No speech was recognised in the media', false);
+          throw permanent('No speech was recognised in the media', 'transcript_unavailable');
         }
         const result = shapeTranscript(
           { cues: speech.cues, lang: speech.lang, availableLangs: [] },

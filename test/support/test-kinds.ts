@@ -2,9 +2,10 @@
 // number of times, fail for good, sleep, or cost a given amount.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { permanent, retryable } from '../../src/errors.js';
 import { jobRoute } from '../../src/http/job-route.js';
 import type { JobRegistry } from '../../src/jobs/registry.js';
-import { type JobKind, permanent, retryable } from '../../src/jobs/types.js';
+import type { JobKind } from '../../src/jobs/types.js';
 
 export interface EchoInput {
   value: string;

@@ -1,5 +1,5 @@
 // Chat completions (vision and extraction): the request shapes we send and the one answer we read.
-import { JobError } from '../../jobs/types.js';
+import { permanent } from '../../errors.js';
 import type { AiClient, CallOptions } from './client.js';
 
 export type ContentPart =
@@ -37,16 +37,12 @@ export async function chat(client: AiClient, request: ChatRequest, opts: CallOpt
   const choice = answer.choices?.[0];
   const message = choice?.message;
   if (message?.refusal) {
-    throw new JobError(
-      'upstream_error',
-      `The ${client.task} model refused: ${message.refusal.slice(0, 300)}`,
-      false,
-    );
+    throw permanent(`The ${client.task} model refused: ${message.refusal.slice(0, 300)}`, 'upstream_error');
   }
   if (choice?.finish_reason === 'length') {
-    throw new JobError('upstream_error', `The ${client.task} model's answer was cut off (too long)`, false);
+    throw permanent(`The ${client.task} model's answer was cut off (too long)`, 'upstream_error');
   }
   const content = typeof message?.content === 'string' ? message.content.trim() : '';
-  if (!content) throw new JobError('upstream_error', `The ${client.task} model gave an empty answer`, false);
+  if (!content) throw permanent(`The ${client.task} model gave an empty answer`, 'upstream_error');
   return content;
 }

@@ -1,6 +1,6 @@
 // One OpenAI-compatible endpoint (speech, vision or language model): JSON and multipart POSTs,
 // retried on 429/5xx and network faults with backoff (Retry-After honoured), every call bounded by
-// the job's time budget and cancelled with its signal. Failures become JobErrors with a clear text.
+// the job's time budget and cancelled with its signal. Failures become AppErrors that say they are final, with a clear text.
 //
 // SSRF: the base URL is operator configuration, never caller input, so it is trusted like the
 // database URL — a self-hosted model on localhost or a private address is allowed. The fetcher
@@ -9,8 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { AiEndpoint } from '../../config.js';
-import { AppError } from '../../errors.js';
-import { JobError } from '../../jobs/types.js';
+import { AppError, permanent } from '../../errors.js';
 import type { SafeFetcher, SafeResponse } from '../../net/safe-fetch.js';
 import type { Budget } from './budget.js';
 import { encodeMultipart, type MultipartPart } from './multipart.js';
@@ -130,7 +129,7 @@ export class AiClient {
         if (res.status !== 429 && res.status < 500) throw this.refused(res.status, last);
         pauseMs = Math.max(pauseMs, retryAfterMs(res.headers['retry-after']) ?? 0);
       } catch (err) {
-        if (err instanceof JobError) throw err;
+        if (err instanceof AppError && err.retryable !== null) throw err;
         if (opts.signal.aborted) throw opts.signal.reason ?? err;
         last = (err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message;
       }
@@ -142,10 +141,9 @@ export class AiClient {
         throw opts.signal.reason ?? err;
       });
     }
-    throw new JobError(
-      'provider_unavailable',
+    throw permanent(
       `The ${this.task} provider failed ${this.attempts} times (last: ${last})`,
-      false,
+      'provider_unavailable',
     );
   }
 
@@ -153,26 +151,21 @@ export class AiClient {
     try {
       return JSON.parse(res.body.toString('utf8')) as T;
     } catch {
-      throw new JobError(
-        'upstream_error',
-        `The ${this.task} provider answered with something other than JSON`,
-        false,
-      );
+      throw permanent(`The ${this.task} provider answered with something other than JSON`, 'upstream_error');
     }
   }
 
-  private refused(status: number, last: string): JobError {
+  private refused(status: number, last: string): AppError {
     // A refused key or a missing model is the operator's to fix: the provider is unusable as configured.
     const code =
       status === 401 || status === 403 || status === 404 ? 'provider_unavailable' : 'upstream_error';
-    return new JobError(code, `The ${this.task} provider refused the request (${last})`, false);
+    return permanent(`The ${this.task} provider refused the request (${last})`, code);
   }
 
-  private outOfTime(last: string): JobError {
-    return new JobError(
-      'provider_unavailable',
+  private outOfTime(last: string): AppError {
+    return permanent(
       `The ${this.task} provider did not answer within the job's time budget${last ? ` (last: ${last})` : ''}`,
-      false,
+      'provider_unavailable',
     );
   }
 }

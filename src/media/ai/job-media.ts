@@ -1,8 +1,8 @@
 // What the AI job kinds (transcript, describe, extract) need from the rest of the service, and the
 // first step they share: the media of a URL located, downloaded into the job's scratch dir, probed.
 
+import { permanent } from '../../errors.js';
 import type { JobRegistry } from '../../jobs/registry.js';
-import { JobError } from '../../jobs/types.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest } from '../../sources/platform.js';
 import type { NativeTranscript } from '../../sources/transcript.js';
 import { type ProbeResult, probe } from '../ffmpeg.js';
@@ -60,10 +60,9 @@ export async function fetchMedia(
   const { ref, location } = await deps.sources.locate(url, signal);
   const tooLong = (seconds: number | null) => {
     if (maxSeconds !== undefined && seconds !== null && seconds > maxSeconds) {
-      throw new JobError(
-        'payload_too_large',
+      throw permanent(
         `The media lasts ${Math.ceil(seconds / 60)} minutes; this server takes at most ${Math.floor(maxSeconds / 60)}`,
-        false,
+        'payload_too_large',
       );
     }
   };

@@ -1,8 +1,9 @@
 // Audio for speech recognition: the media's sound as 16 kHz mono (what recognisers work at), first
 // as lossless FLAC for measuring and cutting, then each upload part as 32 kbit/s MP3 (≈ 14 MB an
 // hour, so one part holds over 1½ hours under a 25 MB limit). ffmpeg streams; nothing is held in memory.
+
 import { stat } from 'node:fs/promises';
-import { JobError } from '../../jobs/types.js';
+import { permanent } from '../../errors.js';
 import { ffmpegPath, MediaToolError, runTool } from '../ffmpeg.js';
 import { mediaInput } from '../input.js';
 
@@ -24,7 +25,7 @@ export async function extractAudio(
     await runTool(ffmpegPath(), args, { signal: opts.signal, timeoutMs: toolTimeoutMs(opts.maxSeconds) });
   } catch (err) {
     if (err instanceof MediaToolError) {
-      throw new JobError('invalid_request', 'The media has no sound that can be decoded', false);
+      throw permanent('The media has no sound that can be decoded', 'invalid_request');
     }
     throw err;
   }

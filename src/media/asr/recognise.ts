@@ -1,7 +1,8 @@
 // Speech recognition of one media file: its sound extracted, measured, cut on pauses into parts
 // under the provider's upload limit, each part recognised, the cues stitched on one clock.
+
 import path from 'node:path';
-import { JobError } from '../../jobs/types.js';
+import { permanent } from '../../errors.js';
 import type { TranscriptCue } from '../../sources/transcript.js';
 import type { AiClient, CallOptions } from '../ai/client.js';
 import { probe } from '../ffmpeg.js';
@@ -40,10 +41,9 @@ export async function recogniseSpeech(media: string, opts: SpeechOptions): Promi
   await extractAudio(media, audio, { maxSeconds: opts.maxSeconds + 1, signal: opts.signal });
   const { durationSec } = await probe(audio, { signal: opts.signal });
   if (durationSec > opts.maxSeconds) {
-    throw new JobError(
-      'payload_too_large',
+    throw permanent(
       `The audio is longer than the ${Math.round(opts.maxSeconds / 60)} minutes this server recognises`,
-      false,
+      'payload_too_large',
     );
   }
   await opts.onDuration?.(durationSec);
@@ -57,7 +57,7 @@ export async function recogniseSpeech(media: string, opts: SpeechOptions): Promi
     const file = path.join(opts.dir, `part-${i}.mp3`);
     const bytes = await encodePart(audio, file, part, opts.signal);
     if (bytes > opts.maxUploadBytes) {
-      throw new JobError('internal_error', `audio part ${i} is ${bytes} bytes, over the upload limit`, false);
+      throw permanent(`audio part ${i} is ${bytes} bytes, over the upload limit`, 'internal_error');
     }
     const result = await transcribePart(opts.client, file, part, opts);
     cues.push(...result.cues);

@@ -1,7 +1,7 @@
 // Structured extraction with a language model: the video's transcript and key frames in, JSON that
 // matches a schema out. With no schema the model first proposes one (its own call). Every answer is
 // checked with ajv; a wrong one gets one repair round with the errors, then the job fails clearly.
-import { JobError } from '../../jobs/types.js';
+import { permanent } from '../../errors.js';
 import { type ChatMessage, type ChatRequest, type ContentPart, chat } from '../ai/chat.js';
 import type { AiClient, CallOptions } from '../ai/client.js';
 import {
@@ -67,10 +67,9 @@ async function askWithRepair<T>(
       },
     );
   }
-  throw new JobError(
-    'upstream_error',
+  throw permanent(
     `The model's ${what} was still invalid after a repair round: ${problems.slice(0, 5).join('; ')}`,
-    false,
+    'upstream_error',
   );
 }
 

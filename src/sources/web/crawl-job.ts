@@ -3,10 +3,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { RE2JS } from 're2js';
 import { prices } from '../../billing/prices.js';
-import { invalid } from '../../errors.js';
+import { invalid, permanent } from '../../errors.js';
 import type { JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
-import { permanent } from '../../jobs/types.js';
 import type { SafeFetcher } from '../../net/safe-fetch.js';
 import type { Upstreams } from '../../net/upstream.js';
 import { type CrawlOutcome, crawl, StartPageError } from './crawler.js';

@@ -4,10 +4,10 @@
 // order, as job items (a poll pages through them). It holds 1 + videos (or 1 + limit) and costs
 // 1 + the videos that succeeded: a video that failed costs nothing.
 import { prices } from '../../billing/prices.js';
-import { AppError } from '../../errors.js';
+import { AppError, retryable } from '../../errors.js';
 import type { JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
-import { type JobContext, type JobKind, retryable } from '../../jobs/types.js';
+import type { JobContext, JobKind } from '../../jobs/types.js';
 import { type NativeTranscript, shapeTranscript, type Transcript } from '../transcript.js';
 import {
   type BatchSource,

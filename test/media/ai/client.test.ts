@@ -1,7 +1,7 @@
 // The provider client over real sockets: what it sends, how it retries (429/5xx, Retry-After),
 // and that it never hangs — the job's budget and its signal end every call.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobError } from '../../../src/jobs/types.js';
+import { AppError } from '../../../src/errors.js';
 import { budget } from '../../../src/media/ai/budget.js';
 import { chat } from '../../../src/media/ai/chat.js';
 import { AiClient, retryAfterMs } from '../../../src/media/ai/client.js';
@@ -31,13 +31,15 @@ const client = (opts: { retryBaseMs?: number; requestTimeoutMs?: number; apiKey?
 const live = () => new AbortController().signal;
 const ask = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
-async function failure(p: Promise<unknown>): Promise<JobError> {
+/** The job failure a call ended with: an AppError that says whether another attempt may help. */
+async function failure(p: Promise<unknown>): Promise<AppError> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(JobError);
-  return err as JobError;
+  expect(err).toBeInstanceOf(AppError);
+  expect((err as AppError).retryable).not.toBeNull();
+  return err as AppError;
 }
 
 describe('AiClient', () => {
