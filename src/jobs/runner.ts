@@ -1,21 +1,21 @@
+// Running jobs (worker side): claim, run the handler under a renewed lease (or a first attempt straight
+// from its queue message), then hand its end to endings.ts — or put it back with backoff. The sweeper
+// (sweeper.ts) recovers jobs of workers that died; failures.ts says which failures are worth a retry.
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-// Running jobs (worker side): claim, run the handler under a renewed lease, then end the job and its
-// billing in one transaction — or put it back with backoff. Also the sweeper that recovers jobs of
-// workers that died.
-
 import type { Ledger } from '../billing/ledger.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Db, Tx } from '../store/db.js';
-import { GroupCommit } from '../store/group-commit.js';
+import type { Db } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
 import { Attempt, type AttemptHost } from './attempt.js';
+import { type AttemptOutcome, JobEndings } from './endings.js';
+import { classify } from './failures.js';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
 import type { FreshJob, JobConsumer, JobQueue } from './queue.js';
-import type { Claim, EndedJob, FinishItem, JobOutcome, JobRecords } from './records.js';
+import type { Claim, EndedJob, JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
-import { enqueueWebhook } from './webhooks.js';
+import { JobSweeper } from './sweeper.js';
 
 export interface RunnerSettings {
   leaseMs: number;
@@ -37,29 +37,6 @@ interface Logger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
-}
-
-const RETRYABLE_CODES = new Set([
-  'upstream_error',
-  'provider_unavailable',
-  'rate_limited',
-  'service_unavailable',
-]);
-
-/** Whether a failure is worth another attempt, and what to tell the caller. */
-export function classify(err: unknown): { retryable: boolean; code: string; message: string } {
-  if (err instanceof AppError) {
-    return {
-      retryable: err.retryable ?? RETRYABLE_CODES.has(err.code),
-      code: err.code,
-      message: err.message,
-    };
-  }
-  if ((err as Error)?.name === 'TimeoutError' || (err as Error)?.name === 'AbortError') {
-    return { retryable: true, code: 'upstream_error', message: 'timed out' };
-  }
-  // Unknown faults (network resets, bugs) get the remaining attempts; their text stays in our logs.
-  return { retryable: true, code: 'internal_error', message: 'internal error while running the job' };
 }
 
 /** A fresh job's row as accepted (what `JobService.submit` recorded), from its queue message. */
@@ -99,9 +76,8 @@ export class JobRunner implements JobConsumer {
   /** The attempts running now (aborted when shutdown is forced). */
   private readonly running = new Set<Attempt>();
   private readonly attemptHost: AttemptHost;
-  onEnded: (job: EndedJob) => void = () => {};
-  /** SQLite: endings share commits (one writer, a cost per commit). PostgreSQL: one each. */
-  private readonly endings: GroupCommit | null;
+  private readonly endings: JobEndings;
+  private readonly sweeper: JobSweeper;
   /**
    * Claims by id arriving together (the distributed queue delivers one id per message) go to the
    * database as one statement on PostgreSQL. A job id twice among them goes to its first caller.
@@ -119,32 +95,20 @@ export class JobRunner implements JobConsumer {
     256,
     BATCHES_IN_FLIGHT,
   );
-  /**
-   * Endings that touch nothing but the job row (nothing held, no webhook; billed or webhook endings
-   * keep their own transaction) arriving together: one statement on PostgreSQL.
-   */
-  private readonly plainEnds = new MicroBatcher<FinishItem, EndedJob | undefined>(
-    async (batch) => {
-      const rows = await this.records.finishMany(batch, this.workerId, this.settings.resultTtlMs);
-      const ended = new Map(rows.map((r) => [r.id, r]));
-      return batch.map((e) => ended.get(e.job.id));
-    },
-    256,
-    BATCHES_IN_FLIGHT,
-  );
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly records: JobRecords,
     private readonly registry: JobRegistry,
-    private readonly ledger: Ledger,
+    ledger: Ledger,
     private readonly queue: JobQueue,
     private readonly settings: RunnerSettings,
     private readonly log: Logger,
   ) {
     // Lease waits listen for shutdown; hundreds may wait at once.
     setMaxListeners(0, this.shutdown.signal);
-    this.endings = records.dialect === 'sqlite' ? new GroupCommit(db) : null;
+    this.endings = new JobEndings(db, records, ledger, this.workerId, settings.resultTtlMs);
+    this.sweeper = new JobSweeper(db, records, queue, this.endings, settings, log);
     this.attemptHost = {
       renewEveryMs: Math.max(100, Math.floor(settings.leaseMs / 3)),
       claim: (jobId, startedAt) => this.claim(jobId, startedAt),
@@ -156,6 +120,11 @@ export class JobRunner implements JobConsumer {
         }),
       warn: (obj, msg) => log.warn(obj, msg),
     };
+  }
+
+  /** Called with each job once its end is recorded (processing.ts wakes the webhook sender). */
+  set onEnded(hook: (job: EndedJob) => void) {
+    this.endings.onEnded = hook;
   }
 
   claimDue(kind: string, limit: number) {
@@ -297,95 +266,13 @@ export class JobRunner implements JobConsumer {
     }
   }
 
-  /** One transaction: the job's final state, its billing (release + settled) and its webhook. */
-  private async end(
-    job: JobRow,
-    outcome: { ok: true; result: unknown; cost: number } | { ok: false; code: string; message: string },
-  ): Promise<void> {
-    const final = (charged: number): JobOutcome =>
-      outcome.ok
-        ? { status: 'completed', result: outcome.result, cost: charged }
-        : { status: 'failed', error: outcome.message, errorCode: outcome.code, cost: 0 };
-    if (!this.endings && job.held === 0 && !job.webhook_url) {
-      // Nothing to settle, nothing to send: the row change alone ends the job, batched.
-      const item = { job, outcome: final(0) };
-      const ended = await this.plainEnds
-        .add(item)
-        .catch(() =>
-          this.records.finish(this.db, job, this.workerId, item.outcome, this.settings.resultTtlMs),
-        );
-      if (ended) this.onEnded(ended);
-      return;
-    }
-    await this.endWith(job, outcome.ok ? outcome.cost : 0, (tx, charged) =>
-      this.records.finish(tx, job, this.workerId, final(charged), this.settings.resultTtlMs),
-    );
+  private end(job: JobRow, outcome: AttemptOutcome): Promise<void> {
+    return this.endings.end(job, outcome);
   }
 
-  /**
-   * Runs `finish` (the guarded status change) and, only if it took effect, settles the job's credits
-   * — the real cost capped at what was held — and queues its webhook, all in one transaction.
-   * `job.held` must be what is held now. A job with nothing held and no webhook needs no transaction.
-   */
-  private async endWith(
-    job: JobRow,
-    cost: number,
-    finish: (db: Db | Tx, charged: number) => Promise<JobRow | undefined>,
-  ) {
-    const charged = Math.min(Math.max(0, Math.ceil(cost)), job.held);
-    const inTx = async (db: Db | Tx) => {
-      const ended = await finish(db, charged);
-      if (!ended) return undefined;
-      if (job.held > 0)
-        await this.ledger.settleJob(job.account_id, job.id, charged, `${job.kind} job`, db as Tx);
-      await enqueueWebhook(db as Tx, ended);
-      return ended;
-    };
-    const ended = this.endings
-      ? await this.endings.run(inTx)
-      : job.held === 0 && !job.webhook_url
-        ? await finish(this.db, 0)
-        : await this.db.transaction().execute(inTx);
-    if (ended) this.onEnded(ended);
-  }
-
-  /**
-   * Recovers jobs whose worker died: back to the queue while attempts remain, else failed with
-   * everything held released. Also re-sends long-overdue queued jobs (a queue that lost them)
-   * and drops expired results.
-   */
-  async sweep(now = Date.now()): Promise<void> {
-    for (const job of await this.records.expiredLeases(now)) {
-      if (job.attempts < job.max_attempts) {
-        if (await this.records.requeueLost(job)) {
-          this.log.warn(
-            { jobId: job.id, kind: job.kind, attempts: job.attempts },
-            'lost job returned to the queue',
-          );
-          await this.queue.enqueue({ id: job.id, kind: job.kind, runAt: Date.now(), attempt: job.attempts });
-        }
-        continue;
-      }
-      await this.endWith(job, 0, (tx) =>
-        this.records.failUnheld(
-          tx,
-          job,
-          'The job was interrupted too many times',
-          'internal_error',
-          this.settings.resultTtlMs,
-        ),
-      );
-    }
-    if (this.queue.name === 'bullmq') {
-      for (const j of await this.records.overdueQueued(now - (this.settings.resendAfterMs ?? 10_000))) {
-        await this.queue.enqueue({ id: j.id, kind: j.kind, runAt: j.run_at, attempt: j.attempts });
-      }
-    }
-    await this.records.expireResults(now);
-    await this.db
-      .deleteFrom('idempotency_keys')
-      .where('created_at', '<', now - 24 * 3600_000)
-      .execute();
+  /** Recovers jobs of dead workers, re-sends lost messages, drops expired results (see sweeper.ts). */
+  sweep(now = Date.now()): Promise<void> {
+    return this.sweeper.sweep(now);
   }
 
   /** Aborts running handlers so they can be retried elsewhere (used on forced shutdown). */

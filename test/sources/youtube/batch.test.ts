@@ -4,10 +4,10 @@
 // billed 1 + 1 per video that succeeded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
+import { classify } from '../../../src/jobs/failures.js';
 import type { JobItems } from '../../../src/jobs/items.js';
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
 import { JobRegistry } from '../../../src/jobs/registry.js';
-import { classify } from '../../../src/jobs/runner.js';
 import type { JobContext } from '../../../src/jobs/types.js';
 import {
   BATCH_VIDEO_CONCURRENCY,

@@ -1,0 +1,61 @@
+// The sweeper (worker side): recovers jobs whose worker died — back to the queue while attempts
+// remain, else failed with everything held released — re-sends queued jobs a queue lost, and drops
+// expired results and idempotency keys.
+import type { Db } from '../store/db.js';
+import type { JobEndings } from './endings.js';
+import type { JobQueue } from './queue.js';
+import type { JobRecords } from './records.js';
+
+interface Logger {
+  warn(obj: object, msg: string): void;
+}
+
+export class JobSweeper {
+  constructor(
+    private readonly db: Db,
+    private readonly records: JobRecords,
+    private readonly queue: JobQueue,
+    private readonly endings: JobEndings,
+    private readonly settings: { resultTtlMs: number; resendAfterMs?: number },
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Recovers jobs whose worker died: back to the queue while attempts remain, else failed with
+   * everything held released. Also re-sends long-overdue queued jobs (a queue that lost them)
+   * and drops expired results.
+   */
+  async sweep(now = Date.now()): Promise<void> {
+    for (const job of await this.records.expiredLeases(now)) {
+      if (job.attempts < job.max_attempts) {
+        if (await this.records.requeueLost(job)) {
+          this.log.warn(
+            { jobId: job.id, kind: job.kind, attempts: job.attempts },
+            'lost job returned to the queue',
+          );
+          await this.queue.enqueue({ id: job.id, kind: job.kind, runAt: Date.now(), attempt: job.attempts });
+        }
+        continue;
+      }
+      await this.endings.endWith(job, 0, (tx) =>
+        this.records.failUnheld(
+          tx,
+          job,
+          'The job was interrupted too many times',
+          'internal_error',
+          this.settings.resultTtlMs,
+        ),
+      );
+    }
+    if (this.queue.name === 'bullmq') {
+      for (const j of await this.records.overdueQueued(now - (this.settings.resendAfterMs ?? 10_000))) {
+        await this.queue.enqueue({ id: j.id, kind: j.kind, runAt: j.run_at, attempt: j.attempts });
+      }
+    }
+    await this.records.expireResults(now);
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', now - 24 * 3600_000)
+      .execute();
+  }
+}
