@@ -10,6 +10,7 @@ import { type JobProcessing, startJobProcessing } from '../../src/jobs/processin
 import { createServices, type Services } from '../../src/services.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { closeTestApp } from '../support/teardown.js';
 
 const MAX_CRAWLS = 2;
@@ -129,7 +130,7 @@ describe('a slot frees when a live job ends', () => {
     const first = await submit();
     expect(first.statusCode).toBe(202);
     expect((await submit()).statusCode).toBe(429);
-    processing = await startJobProcessing(run.services, { info() {}, warn() {}, error() {} });
+    processing = await startJobProcessing(run.services, quietLogger);
     const deadline = Date.now() + 20_000;
     for (;;) {
       const job = await run.call(apiKey, { method: 'GET', url: `/v1/jobs/${first.json().jobId}` });

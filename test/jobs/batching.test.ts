@@ -6,9 +6,9 @@ import { type JobProcessing, startJobProcessing } from '../../src/jobs/processin
 import type { JobRow } from '../../src/store/schema.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { handRunner } from '../support/hand-runner.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { echoKind, registerTestKinds } from '../support/test-kinds.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const mode = process.env.REDIS_URL ? 'BullMQ' : 'embedded';
 let t: TestApp | null = null;
 let processing: JobProcessing | null = null;
@@ -58,7 +58,7 @@ async function ledgerOf(app: TestApp, jobId: string) {
 describe(`batched claims and endings (${mode} queue)`, () => {
   it('many jobs ending together: each completes once, billed exactly once', async () => {
     const { t, runs } = await setup();
-    processing = await startJobProcessing(t.services, quiet);
+    processing = await startJobProcessing(t.services, quietLogger);
     const { accountId } = await t.register();
     const billed = 30;
     const plain = 60;
@@ -246,7 +246,7 @@ describe(`batched claims and endings (${mode} queue)`, () => {
       600,
     );
     expect(taken).toHaveLength(4);
-    processing = await startJobProcessing(t.services, quiet);
+    processing = await startJobProcessing(t.services, quietLogger);
     const rows = await until('the claimed jobs to complete again', async () => {
       const r = await Promise.all(ids.map((id) => t.services.jobs.records.get(id)));
       return r.every((j) => j?.status === 'completed') ? (r as JobRow[]) : undefined;

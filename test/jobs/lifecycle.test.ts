@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { registerTestKinds, standInKinds, testJobRoutes } from '../support/test-kinds.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 let t: TestApp;
 let processing: JobProcessing;
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
     { extraRoutes: testJobRoutes },
   );
   registerTestKinds(t.services.jobs.registry);
-  processing = await startJobProcessing(t.services, quiet);
+  processing = await startJobProcessing(t.services, quietLogger);
 });
 afterAll(async () => {
   await processing?.stop();

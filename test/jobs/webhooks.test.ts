@@ -13,9 +13,9 @@ import { isPublicAddress } from '../../src/net/ip-policy.js';
 import { BlockedAddressError } from '../../src/net/safe-fetch.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { disposeEnv } from '../support/job-processes.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { registerTestKinds, testJobRoutes } from '../support/test-kinds.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const RETRY_BASE_MS = 50;
 const MAX_ATTEMPTS = 4;
 
@@ -142,7 +142,7 @@ beforeAll(async () => {
     { extraRoutes: testJobRoutes },
   );
   registerTestKinds(t.services.jobs.registry);
-  processing = await startJobProcessing(t.services, quiet);
+  processing = await startJobProcessing(t.services, quietLogger);
 });
 
 afterAll(async () => {
@@ -420,7 +420,7 @@ describe('webhookUrl SSRF guard (UNFURL_ALLOW_PRIVATE_NETWORK unset)', () => {
       .set({ webhook_url: url })
       .where('id', '=', jobId)
       .execute();
-    strictProcessing = await startJobProcessing(strict.services, quiet);
+    strictProcessing = await startJobProcessing(strict.services, quietLogger);
     const deadline = Date.now() + 20_000;
     let rows = await strict.services.store.db
       .selectFrom('webhook_deliveries')

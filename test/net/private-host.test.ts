@@ -16,8 +16,8 @@ import { SafeFetcher } from '../../src/net/safe-fetch.js';
 import { crawl } from '../../src/sources/web/crawler.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
+import { quietLogger } from '../support/quiet-logger.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const host = os.hostname();
 let site: Loopback;
 let hits = 0;
@@ -32,7 +32,7 @@ beforeAll(async () => {
   });
   privateUrl = `http://${host}:${site.port}/secret`;
   strict = await createTestApp({ UNFURL_JOB_POLL_MS: '50', UNFURL_JOB_BACKOFF_MS: '50' });
-  processing = await startJobProcessing(strict.services, quiet);
+  processing = await startJobProcessing(strict.services, quietLogger);
 });
 
 afterAll(async () => {

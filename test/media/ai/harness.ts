@@ -3,8 +3,7 @@
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import type { OpenAiServer } from '../../support/openai-server.js';
-
-const quiet = { info() {}, warn() {}, error() {} };
+import { quietLogger } from '../../support/quiet-logger.js';
 
 export interface AiApp {
   t: TestApp;
@@ -24,7 +23,7 @@ export async function startAiApp(
     UNFURL_JOB_BACKOFF_MS: '50',
     ...overrides,
   });
-  const processing = await startJobProcessing(t.services, quiet);
+  const processing = await startJobProcessing(t.services, quietLogger);
   return {
     t,
     processing,

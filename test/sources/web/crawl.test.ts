@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
+import { quietLogger } from '../../support/quiet-logger.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 let site: Loopback;
 let t: TestApp;
 let processing: JobProcessing;
@@ -72,7 +72,7 @@ beforeAll(async () => {
     UNFURL_CRAWL_CONCURRENCY: '8',
     UNFURL_CRAWL_HOST_CONCURRENCY: '3',
   });
-  processing = await startJobProcessing(t.services, quiet);
+  processing = await startJobProcessing(t.services, quietLogger);
 });
 
 afterAll(async () => {

@@ -16,6 +16,7 @@ import {
   registerVideoBatches,
 } from '../../../src/sources/youtube/batch-job.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { quietLogger } from '../../support/quiet-logger.js';
 import {
   CAPTURES,
   startBlockedYouTube,
@@ -23,7 +24,6 @@ import {
   type YouTubeReplay,
 } from '../../support/youtube-replay.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const VIDEO = 'GJLlxj_dtq8'; // captions in 8 languages, watch page
 const NO_CAPTIONS = 'dsMFmonKDD4';
 const AGE = 'Njp5uhTorCo';
@@ -56,7 +56,7 @@ beforeAll(async () => {
     UNFURL_JOB_POLL_MS: '50',
     UNFURL_JOB_BACKOFF_MS: '50',
   });
-  processing = await startJobProcessing(t.services, quiet);
+  processing = await startJobProcessing(t.services, quietLogger);
 });
 
 afterAll(async () => {
@@ -428,7 +428,7 @@ describe('a platform that blocks every request', () => {
       UNFURL_JOB_BACKOFF_MS: '20',
       UNFURL_JOB_MAX_ATTEMPTS: '2',
     });
-    bProcessing = await startJobProcessing(b.services, quiet);
+    bProcessing = await startJobProcessing(b.services, quietLogger);
   });
   afterAll(async () => {
     await bProcessing?.stop();
