@@ -15,6 +15,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { disposeEnv } from '../support/job-processes.js';
 import { quietLogger } from '../support/quiet-logger.js';
 import { registerTestKinds, testJobRoutes } from '../support/test-kinds.js';
+import { waitForJob } from '../support/wait-for-job.js';
 
 const RETRY_BASE_MS = 50;
 const MAX_ATTEMPTS = 4;
@@ -171,15 +172,8 @@ async function submit(key: string, kind: string, payload: object): Promise<strin
   return res.json().jobId;
 }
 
-async function waitEnded(key: string, jobId: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const body = (await t.call(key, { method: 'GET', url: `/v1/jobs/${jobId}` })).json();
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${body.status}`);
-    await sleep(25);
-  }
-}
+const waitEnded = (key: string, jobId: string) =>
+  waitForJob(t, key, `/v1/jobs/${jobId}`, { timeoutMs: 20_000 });
 
 const deliveriesOf = (jobId: string) =>
   t.services.store.db.selectFrom('webhook_deliveries').selectAll().where('job_id', '=', jobId).execute();

@@ -1,5 +1,5 @@
 // One test app wired to the AI stand-in and a media server, with job processing running, and the
-// helpers the AI tests share (poll until a job ends, read the balance and the ledger of a job).
+// helpers the AI tests share (read the balance and the ledger of a job).
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import type { OpenAiServer } from '../../support/openai-server.js';
@@ -32,25 +32,6 @@ export async function startAiApp(
       await t.close();
     },
   };
-}
-
-/** Polls `url` until the job completed or failed. */
-export async function pollUntilEnded(
-  t: TestApp,
-  key: string,
-  url: string,
-  timeoutMs = 60_000,
-  // biome-ignore lint/suspicious/noExplicitAny: test helper reading JSON answers
-): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.call(key, { method: 'GET', url });
-    if (res.statusCode !== 200) throw new Error(`poll ${url}: ${res.statusCode} ${res.body}`);
-    const body = res.json();
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`job at ${url} still ${body.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export async function balance(t: TestApp, key: string): Promise<number> {

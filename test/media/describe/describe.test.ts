@@ -4,7 +4,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
-import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
+import { waitForJob } from '../../support/wait-for-job.js';
+import { type AiApp, balance, ledgerOf, startAiApp } from '../ai/harness.js';
 import {
   captionVideo,
   haveFfmpeg,
@@ -70,7 +71,7 @@ describe.skipIf(!ffmpeg)('POST /v1/video/describe', () => {
     expect(res.statusCode, res.body).toBe(202);
     expect(res.headers['x-credits-held']).toBe('9');
     const { jobId } = res.json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/describe/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/video/describe/${jobId}`);
     expect(poll.error).toBeNull();
     expect(poll.status).toBe('completed');
     expect(poll.data.description).toBe('A video shown as 4 frames.');
@@ -113,7 +114,7 @@ describe.skipIf(!ffmpeg)('POST /v1/video/describe', () => {
       includeTranscript: true,
     });
     const { jobId } = res.json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/describe/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/video/describe/${jobId}`);
     expect(poll.error).toBeNull();
     expect(poll.data.description).toBe('A video shown as 2 frames, with its transcript.');
     expect(poll.data.transcript.lang).toBe('en');
@@ -143,7 +144,7 @@ describe.skipIf(!ffmpeg)('POST /v1/video/describe', () => {
         ? { status: 500, body: { error: { message: 'model crashed' } } }
         : null;
     const { jobId } = (await submit(main, apiKey, { url: media.urlOf('clip.mp4'), maxFrames: 1 })).json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/describe/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/video/describe/${jobId}`);
     expect(poll).toMatchObject({ status: 'failed', data: null });
     expect(poll.error).toBe('The vision provider failed 4 times (last: HTTP 500: model crashed)');
     expect(await balance(main.t, apiKey)).toBe(100);
@@ -192,7 +193,7 @@ describe.skipIf(!ffmpeg)('describe without a provider', () => {
     const { apiKey } = await bare.t.register();
     const res = await submit(bare, apiKey, { url: media.urlOf('captions.mp4'), mode: 'ocr', maxFrames: 4 });
     expect(res.statusCode, res.body).toBe(202);
-    const poll = await pollUntilEnded(bare.t, apiKey, `/v1/video/describe/${res.json().jobId}`);
+    const poll = await waitForJob(bare.t, apiKey, `/v1/video/describe/${res.json().jobId}`);
     expect(poll.error).toBeNull();
     const lines = (poll.data.description as string).split('\n');
     // Each caption once, after the time of the first frame that shows it.

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startServer } from '../../support/loopback.js';
 import { type ChatCall, type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
-import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
+import { waitForJob } from '../../support/wait-for-job.js';
+import { type AiApp, balance, ledgerOf, startAiApp } from '../ai/harness.js';
 import {
   haveFfmpeg,
   type MediaServer,
@@ -82,7 +83,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
     });
     expect(res.statusCode, res.body).toBe(202);
     expect(res.headers['x-credits-held']).toBe('5');
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${res.json().jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/extract/${res.json().jobId}`);
     expect(poll).toEqual({
       status: 'completed',
       data: { tones: [440, 660, 880], frames: 8 },
@@ -111,7 +112,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
     ai.chat = (call, n) =>
       n === 1 ? JSON.stringify({ tones: 'three of them', frames: -1 }) : JSON.stringify(truthful(call));
     const { jobId } = (await submit(main, apiKey, { url: media.urlOf('clip.mp4'), schema: SCHEMA })).json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/extract/${jobId}`);
     expect(poll.data).toEqual({ tones: [440, 660, 880], frames: 8 });
     expect(ai.chats).toHaveLength(2);
     const repair = ai.chats[1]!.body.messages;
@@ -146,7 +147,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
           webhookUrl: `${receiver.url}/hook`,
         })
       ).json();
-      const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${jobId}`);
+      const poll = await waitForJob(main.t, apiKey, `/v1/extract/${jobId}`);
       expect(poll).toMatchObject({ status: 'failed', data: null, schema: null });
       expect(poll.error).toMatchObject({ error: 'upstream_error', details: null });
       expect(poll.error.message).toMatch(
@@ -178,7 +179,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
     const { jobId } = (
       await submit(main, apiKey, { url: media.urlOf('clip.mp4'), prompt: 'What is the highest tone?' })
     ).json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/extract/${jobId}`);
     expect(poll).toEqual({ status: 'completed', data: { highestTone: 880 }, schema: proposed, error: null });
     expect(ai.chats).toHaveLength(2);
     const [ask, extract] = ai.chats;
@@ -196,7 +197,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
     const { apiKey } = await main.t.register();
     ai.chat = (call) => JSON.stringify(truthful(call));
     const res = await submit(main, apiKey, { url: media.urlOf('talk.mp3'), schema: SCHEMA });
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${res.json().jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/extract/${res.json().jobId}`);
     expect(poll.data).toEqual({ tones: [500, 700], frames: 0 });
     expect(ai.chats[0]!.text).toContain('[01:01] tone 700 Hz.');
     expect(await ledgerOf(main.t, res.json().jobId)).toEqual([

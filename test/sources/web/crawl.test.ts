@@ -5,6 +5,7 @@ import { type JobProcessing, startJobProcessing } from '../../../src/jobs/proces
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
 import { quietLogger } from '../../support/quiet-logger.js';
+import { waitForJob } from '../../support/wait-for-job.js';
 
 let site: Loopback;
 let t: TestApp;
@@ -81,17 +82,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function waitForCrawl(key: string, jobId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.call(key, { method: 'GET', url: `/v1/web/crawl/${jobId}` });
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`crawl ${jobId} stuck in ${body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitForCrawl = (key: string, jobId: string) =>
+  waitForJob(t, key, `/v1/web/crawl/${jobId}`, { timeoutMs: 30_000 });
 
 const start = (key: string, payload: object) =>
   t.call(key, { method: 'POST', url: '/v1/web/crawl', payload });
