@@ -1,9 +1,12 @@
-// One test app wired to the AI stand-in and a media server, with job processing running, and the
-// helpers the AI tests share (read the balance and the ledger of a job).
+// One test app wired to the AI stand-in and a media server, with job processing running, the hooks
+// that start and close them for a test file, and the helpers the AI tests share (read the balance
+// and the ledger of a job).
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
-import type { OpenAiServer } from '../../support/openai-server.js';
+import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
 import { quietLogger } from '../../support/quiet-logger.js';
+import { type MediaServer, startMediaServer } from './media.js';
 
 export interface AiApp {
   t: TestApp;
@@ -32,6 +35,44 @@ export async function startAiApp(
       await t.close();
     },
   };
+}
+
+export interface AiMediaApp {
+  ai: OpenAiServer;
+  media: MediaServer;
+  main: AiApp;
+}
+
+/**
+ * The setup the speech, describe and extract tests share, as the file's own hooks: the AI stand-in,
+ * a media server that `prepare` fills with generated media, and the app; all closed after the tests,
+ * and the stand-in's record reset before each. Without ffmpeg (`enabled` false) nothing starts.
+ */
+export function useAiMediaApp(
+  enabled: boolean,
+  prepare: (media: MediaServer) => Promise<void>,
+  ready: (stage: AiMediaApp) => void,
+): void {
+  let stage: AiMediaApp | undefined;
+  let ai: OpenAiServer | undefined;
+  let media: MediaServer | undefined;
+
+  beforeAll(async () => {
+    if (!enabled) return;
+    ai = await startOpenAiServer();
+    media = await startMediaServer();
+    await prepare(media);
+    stage = { ai, media, main: await startAiApp(ai) };
+    ready(stage);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stage?.main.close();
+    await ai?.close();
+    await media?.close();
+  });
+
+  beforeEach(() => ai?.reset());
 }
 
 export async function balance(t: TestApp, key: string): Promise<number> {

@@ -4,11 +4,11 @@
 // times the tones were generated at.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { OpenAiServer } from '../../support/openai-server.js';
 import { waitForJob } from '../../support/wait-for-job.js';
-import { type AiApp, balance, ledgerOf, startAiApp } from '../ai/harness.js';
-import { haveFfmpeg, type MediaServer, startMediaServer, type Tone, toneMp3 } from '../ai/media.js';
+import { type AiApp, balance, ledgerOf, startAiApp, useAiMediaApp } from '../ai/harness.js';
+import { haveFfmpeg, type MediaServer, type Tone, toneMp3 } from '../ai/media.js';
 
 const ffmpeg = haveFfmpeg();
 // Each test runs whole jobs (ffmpeg, several HTTP round trips): room for a loaded CI machine.
@@ -30,22 +30,16 @@ let ai: OpenAiServer;
 let media: MediaServer;
 let main: AiApp;
 
-beforeAll(async () => {
-  if (!ffmpeg) return;
-  ai = await startOpenAiServer();
-  media = await startMediaServer();
-  await toneMp3(path.join(media.dir, 'short.mp3'), 12, SHORT);
-  await toneMp3(path.join(media.dir, 'long.mp3'), 70, LONG);
-  main = await startAiApp(ai);
-}, 60_000);
-
-afterAll(async () => {
-  await main?.close();
-  await ai?.close();
-  await media?.close();
-});
-
-beforeEach(() => ai?.reset());
+useAiMediaApp(
+  ffmpeg,
+  async (media) => {
+    await toneMp3(path.join(media.dir, 'short.mp3'), 12, SHORT);
+    await toneMp3(path.join(media.dir, 'long.mp3'), 70, LONG);
+  },
+  (stage) => {
+    ({ ai, media, main } = stage);
+  },
+);
 
 /** What is left in the app's scratch space (created by the first job; its directories go when jobs end). */
 const scratchLeft = (app: AiApp) => readdir(path.join(app.t.env.config.dataDir, 'scratch'));

@@ -2,16 +2,15 @@
 // (real ffmpeg key frames, real HTTP to the OpenAI-compatible stand-in, which decodes every image
 // it gets) → GET /v1/video/describe/{jobId}. mode=ocr reads the captions with real Tesseract.
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { OpenAiServer } from '../../support/openai-server.js';
 import { waitForJob } from '../../support/wait-for-job.js';
-import { type AiApp, balance, ledgerOf, startAiApp } from '../ai/harness.js';
+import { type AiApp, balance, ledgerOf, startAiApp, useAiMediaApp } from '../ai/harness.js';
 import {
   captionVideo,
   haveFfmpeg,
   haveTesseract,
   type MediaServer,
-  startMediaServer,
   type Tone,
   toneVideo,
 } from '../ai/media.js';
@@ -31,30 +30,24 @@ let ai: OpenAiServer;
 let media: MediaServer;
 let main: AiApp;
 
-beforeAll(async () => {
-  if (!ffmpeg) return;
-  ai = await startOpenAiServer();
-  media = await startMediaServer();
-  // 9 s in three scenes (test pattern, red, blue), 1280×720, with two tones as its sound.
-  await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 9, tones: TONES });
-  await captionVideo(
-    path.join(media.dir, 'captions.mp4'),
-    [
-      { text: 'HELLO WORLD', startSec: 0, endSec: 4 },
-      { text: 'SECOND CAPTION', startSec: 4, endSec: 8 },
-    ],
-    8,
-  );
-  main = await startAiApp(ai);
-}, 60_000);
-
-afterAll(async () => {
-  await main?.close();
-  await ai?.close();
-  await media?.close();
-});
-
-beforeEach(() => ai?.reset());
+useAiMediaApp(
+  ffmpeg,
+  async (media) => {
+    // 9 s in three scenes (test pattern, red, blue), 1280×720, with two tones as its sound.
+    await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 9, tones: TONES });
+    await captionVideo(
+      path.join(media.dir, 'captions.mp4'),
+      [
+        { text: 'HELLO WORLD', startSec: 0, endSec: 4 },
+        { text: 'SECOND CAPTION', startSec: 4, endSec: 8 },
+      ],
+      8,
+    );
+  },
+  (stage) => {
+    ({ ai, media, main } = stage);
+  },
+);
 
 const submit = (app: AiApp, key: string, body: object) =>
   app.t.call(key, { method: 'POST', url: '/v1/video/describe', payload: body });

@@ -4,19 +4,12 @@
 // so a right answer proves the transcript and frames reached it; wrong answers test ajv and the
 // repair round; the schema it received is compared with the caller's.
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startServer } from '../../support/loopback.js';
-import { type ChatCall, type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
+import type { ChatCall, OpenAiServer } from '../../support/openai-server.js';
 import { waitForJob } from '../../support/wait-for-job.js';
-import { type AiApp, balance, ledgerOf, startAiApp } from '../ai/harness.js';
-import {
-  haveFfmpeg,
-  type MediaServer,
-  startMediaServer,
-  type Tone,
-  toneMp3,
-  toneVideo,
-} from '../ai/media.js';
+import { type AiApp, balance, ledgerOf, startAiApp, useAiMediaApp } from '../ai/harness.js';
+import { haveFfmpeg, type MediaServer, type Tone, toneMp3, toneVideo } from '../ai/media.js';
 
 const ffmpeg = haveFfmpeg();
 // Each test runs whole jobs (ffmpeg, several HTTP round trips): room for a loaded CI machine.
@@ -49,25 +42,19 @@ let ai: OpenAiServer;
 let media: MediaServer;
 let main: AiApp;
 
-beforeAll(async () => {
-  if (!ffmpeg) return;
-  ai = await startOpenAiServer();
-  media = await startMediaServer();
-  await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 9, tones: TONES });
-  await toneMp3(path.join(media.dir, 'talk.mp3'), 70, [
-    { startSec: 2, endSec: 4, hz: 500 },
-    { startSec: 61, endSec: 63, hz: 700 },
-  ]);
-  main = await startAiApp(ai);
-}, 60_000);
-
-afterAll(async () => {
-  await main?.close();
-  await ai?.close();
-  await media?.close();
-});
-
-beforeEach(() => ai?.reset());
+useAiMediaApp(
+  ffmpeg,
+  async (media) => {
+    await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 9, tones: TONES });
+    await toneMp3(path.join(media.dir, 'talk.mp3'), 70, [
+      { startSec: 2, endSec: 4, hz: 500 },
+      { startSec: 61, endSec: 63, hz: 700 },
+    ]);
+  },
+  (stage) => {
+    ({ ai, media, main } = stage);
+  },
+);
 
 const submit = (app: AiApp, key: string, body: object) =>
   app.t.call(key, { method: 'POST', url: '/v1/extract', payload: body });
