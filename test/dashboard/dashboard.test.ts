@@ -13,11 +13,11 @@ import { createTestApp, type TestApp, uniqueEmail } from '../support/app.js';
 import { CHROMIUM_PATH, describeWithChromium } from '../support/chromium.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { repoRoot } from '../support/processes.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { closeTestApp } from '../support/teardown.js';
 
 const ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'dashboard');
 const PASSWORD = 'correct horse battery';
-const quiet = { info() {}, warn() {}, error() {} };
 
 const SITE: Record<string, string> = {
   '/': `<!doctype html><html><head><title>Loopback Gardens</title></head><body><main>
@@ -68,7 +68,7 @@ describeWithChromium('dashboard in headless Chromium', () => {
       UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
     });
     base = await t.app.listen({ port, host: '127.0.0.1' });
-    processing = await startJobProcessing(t.services, quiet);
+    processing = await startJobProcessing(t.services, quietLogger);
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-dashboard-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM_PATH,

@@ -10,7 +10,9 @@ import { type JobProcessing, startJobProcessing } from '../../src/jobs/processin
 import { createServices, type Services } from '../../src/services.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { closeTestApp } from '../support/teardown.js';
+import { waitForJob } from '../support/wait-for-job.js';
 
 const MAX_CRAWLS = 2;
 const MAX_MEDIA = 3;
@@ -129,14 +131,11 @@ describe('a slot frees when a live job ends', () => {
     const first = await submit();
     expect(first.statusCode).toBe(202);
     expect((await submit()).statusCode).toBe(429);
-    processing = await startJobProcessing(run.services, { info() {}, warn() {}, error() {} });
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const job = await run.call(apiKey, { method: 'GET', url: `/v1/jobs/${first.json().jobId}` });
-      if (job.json().status === 'completed') break;
-      if (Date.now() > deadline) throw new Error(`crawl still ${job.json().status}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    processing = await startJobProcessing(run.services, quietLogger);
+    await waitForJob(run, apiKey, `/v1/jobs/${first.json().jobId}`, {
+      timeoutMs: 20_000,
+      statuses: ['completed'],
+    });
     expect((await submit()).statusCode).toBe(202);
   });
 });

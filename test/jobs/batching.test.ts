@@ -6,9 +6,10 @@ import { type JobProcessing, startJobProcessing } from '../../src/jobs/processin
 import type { JobRow } from '../../src/store/schema.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { handRunner } from '../support/hand-runner.js';
+import { until } from '../support/job-processes.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { echoKind, registerTestKinds } from '../support/test-kinds.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const mode = process.env.REDIS_URL ? 'BullMQ' : 'embedded';
 let t: TestApp | null = null;
 let processing: JobProcessing | null = null;
@@ -36,16 +37,6 @@ async function setup(overrides: Record<string, string> = {}) {
   return { t, runs };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function ledgerOf(app: TestApp, jobId: string) {
   const rows = await app.services.store.db
     .selectFrom('credit_transactions')
@@ -58,7 +49,7 @@ async function ledgerOf(app: TestApp, jobId: string) {
 describe(`batched claims and endings (${mode} queue)`, () => {
   it('many jobs ending together: each completes once, billed exactly once', async () => {
     const { t, runs } = await setup();
-    processing = await startJobProcessing(t.services, quiet);
+    processing = await startJobProcessing(t.services, quietLogger);
     const { accountId } = await t.register();
     const billed = 30;
     const plain = 60;
@@ -73,10 +64,15 @@ describe(`batched claims and endings (${mode} queue)`, () => {
       ),
     );
     const ids = submits.map((s) => s.jobId);
-    const rows = await until('every job to end', async () => {
-      const r = await t.services.store.db.selectFrom('jobs').selectAll().where('id', 'in', ids).execute();
-      return r.every((j) => j.status === 'completed' || j.status === 'failed') ? r : undefined;
-    });
+    const rows = await until(
+      'every job to end',
+      async () => {
+        const r = await t.services.store.db.selectFrom('jobs').selectAll().where('id', 'in', ids).execute();
+        return r.every((j) => j.status === 'completed' || j.status === 'failed') ? r : undefined;
+      },
+      20_000,
+      25,
+    );
     expect(rows).toHaveLength(ids.length);
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const [i, id] of ids.entries()) {
@@ -246,11 +242,16 @@ describe(`batched claims and endings (${mode} queue)`, () => {
       600,
     );
     expect(taken).toHaveLength(4);
-    processing = await startJobProcessing(t.services, quiet);
-    const rows = await until('the claimed jobs to complete again', async () => {
-      const r = await Promise.all(ids.map((id) => t.services.jobs.records.get(id)));
-      return r.every((j) => j?.status === 'completed') ? (r as JobRow[]) : undefined;
-    });
+    processing = await startJobProcessing(t.services, quietLogger);
+    const rows = await until(
+      'the claimed jobs to complete again',
+      async () => {
+        const r = await Promise.all(ids.map((id) => t.services.jobs.records.get(id)));
+        return r.every((j) => j?.status === 'completed') ? (r as JobRow[]) : undefined;
+      },
+      20_000,
+      25,
+    );
     for (const [i, row] of rows.entries()) {
       expect(row).toMatchObject({ status: 'completed', attempts: 2, locked_by: null });
       // On BullMQ an unbilled job's first message runs it straight away, while the dead worker's

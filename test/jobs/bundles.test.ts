@@ -8,9 +8,9 @@ import { bullQueueName } from '../../src/jobs/bullmq-queue.js';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import type { JobRow } from '../../src/store/schema.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { echoKind, registerTestKinds } from '../support/test-kinds.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 let t: TestApp | null = null;
 let processing: JobProcessing | null = null;
 const closers: Array<() => Promise<unknown>> = [];
@@ -81,7 +81,7 @@ describe.skipIf(!process.env.REDIS_URL)('BullMQ bundles of first attempts', () =
     expect(messages.length).toBeLessThan(20);
     expect(Math.max(...carried)).toBe(3);
 
-    processing = await startJobProcessing(app.services, quiet);
+    processing = await startJobProcessing(app.services, quietLogger);
     const rows = await untilEnded(
       app,
       submits.map((s) => s.jobId),
@@ -126,7 +126,7 @@ describe.skipIf(!process.env.REDIS_URL)('BullMQ bundles of first attempts', () =
       .where('id', '=', ids[0]!)
       .execute();
 
-    processing = await startJobProcessing(app.services, quiet);
+    processing = await startJobProcessing(app.services, quietLogger);
     const rows = await untilEnded(app, ids);
     expect(rows[0]).toMatchObject({ status: 'completed', result: '"done elsewhere"' });
     expect(runs.get(ids[0]!)).toBeUndefined();

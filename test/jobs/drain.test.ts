@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { disposeEnv } from '../support/job-processes.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { registerTestKinds, testJobRoutes } from '../support/test-kinds.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 let t: TestApp | null = null;
 afterEach(async () => {
   if (!t) return;
@@ -21,7 +21,7 @@ describe(`stopping job processing (${process.env.REDIS_URL ? 'BullMQ' : 'embedde
   it('does not return while a job submitted just before is being claimed', async () => {
     t = await createTestApp({ UNFURL_JOB_POLL_MS: '10000' }, { extraRoutes: testJobRoutes });
     registerTestKinds(t.services.jobs.registry);
-    const processing = await startJobProcessing(t.services, quiet);
+    const processing = await startJobProcessing(t.services, quietLogger);
     const { accountId } = await t.register();
     // Nothing runs, so nothing holds stop() up — except the claim the submit has just started.
     const { jobId } = await t.services.jobs.service.submit({
@@ -51,7 +51,7 @@ describe(`a forced stop cuts a job short (${process.env.REDIS_URL ? 'BullMQ' : '
       { extraRoutes: testJobRoutes },
     );
     registerTestKinds(t.services.jobs.registry);
-    const first = await startJobProcessing(t.services, quiet);
+    const first = await startJobProcessing(t.services, quietLogger);
     const { accountId } = await t.register();
     const { jobId } = await t.services.jobs.service.submit({
       accountId,
@@ -70,7 +70,7 @@ describe(`a forced stop cuts a job short (${process.env.REDIS_URL ? 'BullMQ' : '
     const stopped = await t.services.jobs.records.get(jobId);
     expect([stopped?.status, stopped?.attempts]).toEqual(['queued', 2]);
 
-    const second = await startJobProcessing(t.services, quiet);
+    const second = await startJobProcessing(t.services, quietLogger);
     try {
       for (;;) {
         const row = await t.services.jobs.records.get(jobId);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { registerTestKinds, standInKinds, testJobRoutes } from '../support/test-kinds.js';
+import { waitForJob } from '../support/wait-for-job.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 let t: TestApp;
 let processing: JobProcessing;
 
@@ -18,23 +19,15 @@ beforeAll(async () => {
     { extraRoutes: testJobRoutes },
   );
   registerTestKinds(t.services.jobs.registry);
-  processing = await startJobProcessing(t.services, quiet);
+  processing = await startJobProcessing(t.services, quietLogger);
 });
 afterAll(async () => {
   await processing?.stop();
   await t?.close();
 });
 
-async function waitFor(key: string, jobId: string, statuses = ['completed', 'failed'], timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.call(key, { method: 'GET', url: `/v1/jobs/${jobId}` });
-    const body = res.json();
-    if (statuses.includes(body.status)) return body;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${body.status}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const waitFor = (key: string, jobId: string) =>
+  waitForJob(t, key, `/v1/jobs/${jobId}`, { timeoutMs: 15_000 });
 
 const submit = (key: string, kind: string, payload: object, headers: Record<string, string> = {}) =>
   t.call(key, { method: 'POST', url: `/v1/test/jobs/${kind}`, payload, headers });

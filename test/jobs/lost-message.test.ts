@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bullQueueName } from '../../src/jobs/bullmq-queue.js';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { echoKind, registerTestKinds } from '../support/test-kinds.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const mode = process.env.REDIS_URL ? 'BullMQ' : 'embedded';
 let t: TestApp | null = null;
 let processing: JobProcessing | null = null;
@@ -58,7 +58,7 @@ describe(`a job whose queue message is lost (${mode} queue)`, () => {
     await loseMessages(t, 'counted');
 
     const sent = Date.now();
-    processing = await startJobProcessing(t.services, quiet);
+    processing = await startJobProcessing(t.services, quietLogger);
     for (const { jobId } of [plain, billed]) {
       let row = await t.services.jobs.records.get(jobId);
       for (let i = 0; i < 400 && row?.status !== 'completed'; i++) {

@@ -13,9 +13,10 @@ import { isPublicAddress } from '../../src/net/ip-policy.js';
 import { BlockedAddressError } from '../../src/net/safe-fetch.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { disposeEnv } from '../support/job-processes.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { registerTestKinds, testJobRoutes } from '../support/test-kinds.js';
+import { waitForJob } from '../support/wait-for-job.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const RETRY_BASE_MS = 50;
 const MAX_ATTEMPTS = 4;
 
@@ -142,7 +143,7 @@ beforeAll(async () => {
     { extraRoutes: testJobRoutes },
   );
   registerTestKinds(t.services.jobs.registry);
-  processing = await startJobProcessing(t.services, quiet);
+  processing = await startJobProcessing(t.services, quietLogger);
 });
 
 afterAll(async () => {
@@ -171,15 +172,8 @@ async function submit(key: string, kind: string, payload: object): Promise<strin
   return res.json().jobId;
 }
 
-async function waitEnded(key: string, jobId: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const body = (await t.call(key, { method: 'GET', url: `/v1/jobs/${jobId}` })).json();
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${body.status}`);
-    await sleep(25);
-  }
-}
+const waitEnded = (key: string, jobId: string) =>
+  waitForJob(t, key, `/v1/jobs/${jobId}`, { timeoutMs: 20_000 });
 
 const deliveriesOf = (jobId: string) =>
   t.services.store.db.selectFrom('webhook_deliveries').selectAll().where('job_id', '=', jobId).execute();
@@ -420,7 +414,7 @@ describe('webhookUrl SSRF guard (UNFURL_ALLOW_PRIVATE_NETWORK unset)', () => {
       .set({ webhook_url: url })
       .where('id', '=', jobId)
       .execute();
-    strictProcessing = await startJobProcessing(strict.services, quiet);
+    strictProcessing = await startJobProcessing(strict.services, quietLogger);
     const deadline = Date.now() + 20_000;
     let rows = await strict.services.store.db
       .selectFrom('webhook_deliveries')

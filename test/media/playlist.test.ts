@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
-import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from './ai/harness.js';
+import { waitForJob } from '../support/wait-for-job.js';
+import { type AiApp, balance, ledgerOf, startAiApp } from './ai/harness.js';
 import {
   captionVideo,
   haveFfmpeg,
@@ -72,7 +73,7 @@ beforeEach(() => ai?.reset());
 
 /** The job failed as a refused playlist, showed nothing of the secret, and cost nothing. */
 async function expectRefused(apiKey: string, pollUrl: string, jobId: string, hold: number) {
-  const poll = await pollUntilEnded(main.t, apiKey, pollUrl);
+  const poll = await waitForJob(main.t, apiKey, pollUrl);
   expect(poll.status, JSON.stringify(poll)).toBe('failed');
   expect(poll.error).toMatch(/playlist/);
   expect(JSON.stringify(poll)).not.toMatch(LEAK);
@@ -93,7 +94,7 @@ describe.skipIf(!tools)('an HLS playlist pointing at a local file', () => {
       url: '/v1/video/ocr',
       payload: { url: media.urlOf('shown.mp4'), format: 'text' },
     });
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/ocr/${res.json().jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/video/ocr/${res.json().jobId}`);
     expect(poll.content).toBe(SECRET_TEXT);
   });
 

@@ -16,8 +16,9 @@ import { SafeFetcher } from '../../src/net/safe-fetch.js';
 import { crawl } from '../../src/sources/web/crawler.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
+import { quietLogger } from '../support/quiet-logger.js';
+import { waitForJob } from '../support/wait-for-job.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const host = os.hostname();
 let site: Loopback;
 let hits = 0;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   });
   privateUrl = `http://${host}:${site.port}/secret`;
   strict = await createTestApp({ UNFURL_JOB_POLL_MS: '50', UNFURL_JOB_BACKOFF_MS: '50' });
-  processing = await startJobProcessing(strict.services, quiet);
+  processing = await startJobProcessing(strict.services, quietLogger);
 });
 
 afterAll(async () => {
@@ -77,13 +78,7 @@ describe('a host name that resolves to a private address', () => {
     });
     expect(res.statusCode, res.body).toBe(202);
     const { jobId } = res.json();
-    const deadline = Date.now() + 20_000;
-    let body = (await strict.call(apiKey, { method: 'GET', url: `/v1/web/crawl/${jobId}` })).json();
-    while (body.status !== 'failed' && body.status !== 'completed') {
-      if (Date.now() > deadline) throw new Error(`crawl stuck in ${body.status}`);
-      await new Promise((r) => setTimeout(r, 50));
-      body = (await strict.call(apiKey, { method: 'GET', url: `/v1/web/crawl/${jobId}` })).json();
-    }
+    const body = await waitForJob(strict, apiKey, `/v1/web/crawl/${jobId}`, { timeoutMs: 20_000 });
     expect(body.status).toBe('failed');
     expect(body.error).toContain("Invalid parameter 'url'");
     expect(body.error).toContain('non-public address');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { closeTestApp } from '../support/teardown.js';
 import { hasSample, parsePrometheus, type Sample, sumOf } from './prometheus-text.js';
 
@@ -152,8 +153,7 @@ describe('/metrics', () => {
   it('counts the credits a job settles and moves it from queued to completed', async () => {
     expect(crawlJobId).toMatch(/^job_/);
     const before = await scrapeMetrics();
-    const quiet = { info() {}, warn() {}, error() {} };
-    const processing = await startJobProcessing(t.services, quiet);
+    const processing = await startJobProcessing(t.services, quietLogger);
     let job: { status: string; credits: number } | undefined;
     try {
       for (let i = 0; i < 300; i++) {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
+import { quietLogger } from '../support/quiet-logger.js';
 import { registerTestKinds, testJobRoutes } from '../support/test-kinds.js';
 import { startYouTubeReplay, type YouTubeReplay } from '../support/youtube-replay.js';
 
@@ -63,10 +64,9 @@ export async function startClientTestServer(
     { extraRoutes: testJobRoutes },
   );
   registerTestKinds(t.services.jobs.registry);
-  const quiet = { info() {}, warn() {}, error() {} };
   let processing: JobProcessing | undefined;
   try {
-    processing = await startJobProcessing(t.services, quiet);
+    processing = await startJobProcessing(t.services, quietLogger);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
   } catch (err) {
     await processing?.stop();

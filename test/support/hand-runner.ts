@@ -2,8 +2,7 @@
 // started): it claims, runs and ends the jobs the test hands it, with its own worker id.
 import { JobRunner, type RunnerSettings } from '../../src/jobs/runner.js';
 import type { TestApp } from './app.js';
-
-const quiet = { info() {}, warn() {}, error() {} };
+import { quietLogger } from './quiet-logger.js';
 
 export function handRunner(app: TestApp, settings: Partial<RunnerSettings> = {}) {
   const { store, jobs, ledger } = app.services;
@@ -14,6 +13,6 @@ export function handRunner(app: TestApp, settings: Partial<RunnerSettings> = {})
     ledger,
     jobs.queue,
     { leaseMs: 60_000, backoffBaseMs: 20, resultTtlMs: 3600_000, ...settings },
-    quiet,
+    quietLogger,
   );
 }

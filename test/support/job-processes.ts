@@ -6,8 +6,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import type { TestEnv } from './env.js';
+import { waitForNoConnections } from './teardown.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -194,30 +194,6 @@ export async function registerOn(baseUrl: string): Promise<{ apiKey: string; acc
   });
   if (res.status !== 200) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { apiKey: res.body.apiKey, accountId: res.body.accountId };
-}
-
-/**
- * Waits until PostgreSQL shows no connection to `databaseUrl`'s database: pg's Pool.end() resolves
- * before its sockets are closed, and dropping the database in that window makes the closing client
- * throw an uncaught FATAL error in the test process.
- */
-export async function waitForNoConnections(databaseUrl: string, timeoutMs = 15_000): Promise<void> {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL ?? databaseUrl });
-  await admin.connect();
-  try {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const { rows } = await admin.query<{ n: string }>(
-        'select count(*) as n from pg_stat_activity where datname = $1',
-        [name],
-      );
-      if (Number(rows[0]?.n ?? 0) === 0) return;
-      await sleep(20);
-    }
-  } finally {
-    await admin.end();
-  }
 }
 
 /** Removes the BullMQ keys of a test's queue prefix, so repeated runs leave nothing in Redis. */

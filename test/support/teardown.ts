@@ -6,9 +6,10 @@
 import pg from 'pg';
 import type { TestApp } from './app.js';
 
-export async function waitForNoConnections(databaseUrl: string, timeoutMs = 10_000): Promise<void> {
+/** Waits (up to `timeoutMs`) until PostgreSQL shows no connection to `databaseUrl`'s database. */
+export async function waitForNoConnections(databaseUrl: string, timeoutMs = 15_000): Promise<void> {
   const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL ?? databaseUrl });
   await admin.connect();
   try {
     const deadline = Date.now() + timeoutMs;
@@ -31,6 +32,6 @@ export async function closeTestApp(t: TestApp | undefined, before: () => Promise
   await t.app.close();
   await before();
   await t.services.close();
-  if (t.env.env.DATABASE_URL) await waitForNoConnections(t.env.env.DATABASE_URL);
+  if (t.env.env.DATABASE_URL) await waitForNoConnections(t.env.env.DATABASE_URL, 10_000);
   await t.env.dispose();
 }

@@ -1,10 +1,12 @@
-// One test app wired to the AI stand-in and a media server, with job processing running, and the
-// helpers the AI tests share (poll until a job ends, read the balance and the ledger of a job).
+// One test app wired to the AI stand-in and a media server, with job processing running, the hooks
+// that start and close them for a test file, and the helpers the AI tests share (read the balance
+// and the ledger of a job).
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
-import type { OpenAiServer } from '../../support/openai-server.js';
-
-const quiet = { info() {}, warn() {}, error() {} };
+import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
+import { quietLogger } from '../../support/quiet-logger.js';
+import { type MediaServer, startMediaServer } from './media.js';
 
 export interface AiApp {
   t: TestApp;
@@ -24,7 +26,7 @@ export async function startAiApp(
     UNFURL_JOB_BACKOFF_MS: '50',
     ...overrides,
   });
-  const processing = await startJobProcessing(t.services, quiet);
+  const processing = await startJobProcessing(t.services, quietLogger);
   return {
     t,
     processing,
@@ -35,23 +37,42 @@ export async function startAiApp(
   };
 }
 
-/** Polls `url` until the job completed or failed. */
-export async function pollUntilEnded(
-  t: TestApp,
-  key: string,
-  url: string,
-  timeoutMs = 60_000,
-  // biome-ignore lint/suspicious/noExplicitAny: test helper reading JSON answers
-): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.call(key, { method: 'GET', url });
-    if (res.statusCode !== 200) throw new Error(`poll ${url}: ${res.statusCode} ${res.body}`);
-    const body = res.json();
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`job at ${url} still ${body.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+export interface AiMediaApp {
+  ai: OpenAiServer;
+  media: MediaServer;
+  main: AiApp;
+}
+
+/**
+ * The setup the speech, describe and extract tests share, as the file's own hooks: the AI stand-in,
+ * a media server that `prepare` fills with generated media, and the app; all closed after the tests,
+ * and the stand-in's record reset before each. Without ffmpeg (`enabled` false) nothing starts.
+ */
+export function useAiMediaApp(
+  enabled: boolean,
+  prepare: (media: MediaServer) => Promise<void>,
+  ready: (stage: AiMediaApp) => void,
+): void {
+  let stage: AiMediaApp | undefined;
+  let ai: OpenAiServer | undefined;
+  let media: MediaServer | undefined;
+
+  beforeAll(async () => {
+    if (!enabled) return;
+    ai = await startOpenAiServer();
+    media = await startMediaServer();
+    await prepare(media);
+    stage = { ai, media, main: await startAiApp(ai) };
+    ready(stage);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stage?.main.close();
+    await ai?.close();
+    await media?.close();
+  });
+
+  beforeEach(() => ai?.reset());
 }
 
 export async function balance(t: TestApp, key: string): Promise<number> {

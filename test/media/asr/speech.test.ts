@@ -4,10 +4,11 @@
 // times the tones were generated at.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
-import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
-import { haveFfmpeg, type MediaServer, startMediaServer, type Tone, toneMp3 } from '../ai/media.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { OpenAiServer } from '../../support/openai-server.js';
+import { waitForJob } from '../../support/wait-for-job.js';
+import { type AiApp, balance, ledgerOf, startAiApp, useAiMediaApp } from '../ai/harness.js';
+import { haveFfmpeg, type MediaServer, type Tone, toneMp3 } from '../ai/media.js';
 
 const ffmpeg = haveFfmpeg();
 // Each test runs whole jobs (ffmpeg, several HTTP round trips): room for a loaded CI machine.
@@ -29,22 +30,16 @@ let ai: OpenAiServer;
 let media: MediaServer;
 let main: AiApp;
 
-beforeAll(async () => {
-  if (!ffmpeg) return;
-  ai = await startOpenAiServer();
-  media = await startMediaServer();
-  await toneMp3(path.join(media.dir, 'short.mp3'), 12, SHORT);
-  await toneMp3(path.join(media.dir, 'long.mp3'), 70, LONG);
-  main = await startAiApp(ai);
-}, 60_000);
-
-afterAll(async () => {
-  await main?.close();
-  await ai?.close();
-  await media?.close();
-});
-
-beforeEach(() => ai?.reset());
+useAiMediaApp(
+  ffmpeg,
+  async (media) => {
+    await toneMp3(path.join(media.dir, 'short.mp3'), 12, SHORT);
+    await toneMp3(path.join(media.dir, 'long.mp3'), 70, LONG);
+  },
+  (stage) => {
+    ({ ai, media, main } = stage);
+  },
+);
 
 /** What is left in the app's scratch space (created by the first job; its directories go when jobs end). */
 const scratchLeft = (app: AiApp) => readdir(path.join(app.t.env.config.dataDir, 'scratch'));
@@ -82,7 +77,7 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
     expect(res.headers['x-credits-charged']).toBe('0');
     expect(res.headers['x-credits-remaining']).toBe('80');
 
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/transcript/${jobId}`);
     expect(poll.error).toBeNull();
     expect(poll.status).toBe('completed');
     expect(poll.data.lang).toBe('en');
@@ -119,17 +114,17 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
       url: `/v1/transcript?url=${encodeURIComponent(media.urlOf('short.mp3'))}`,
     });
     expect(res.statusCode, res.body).toBe(202);
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${res.json().jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/transcript/${res.json().jobId}`);
     expectTones(poll.data.content, SHORT);
   });
 
   it('text=true and chunkSize shape the recognised cues like native captions', async () => {
     const { apiKey } = await main.t.register();
     const asText = await generate(main, apiKey, 'short.mp3', '&text=true');
-    const text = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${asText.json().jobId}`);
+    const text = await waitForJob(main.t, apiKey, `/v1/transcript/${asText.json().jobId}`);
     expect(text.data.content).toBe('tone 440 Hz. tone 660 Hz. tone 880 Hz.');
     const chunked = await generate(main, apiKey, 'short.mp3', '&chunkSize=50');
-    const merged = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${chunked.json().jobId}`);
+    const merged = await waitForJob(main.t, apiKey, `/v1/transcript/${chunked.json().jobId}`);
     expect(merged.data.content.map((c: { text: string }) => c.text)).toEqual([
       'tone 440 Hz. tone 660 Hz. tone 880 Hz.',
     ]);
@@ -147,8 +142,8 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
     // Another shape of the answer is another job.
     const other = await generate(main, apiKey, 'short.mp3', '&text=true');
     expect(other.json().jobId).not.toBe(first.json().jobId);
-    await pollUntilEnded(main.t, apiKey, `/v1/transcript/${first.json().jobId}`);
-    await pollUntilEnded(main.t, apiKey, `/v1/transcript/${other.json().jobId}`);
+    await waitForJob(main.t, apiKey, `/v1/transcript/${first.json().jobId}`);
+    await waitForJob(main.t, apiKey, `/v1/transcript/${other.json().jobId}`);
     expect(await balance(main.t, apiKey)).toBe(96);
   });
 
@@ -159,7 +154,7 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
         ? { status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'Rate limit reached' } } }
         : null;
     const { jobId } = (await generate(main, apiKey, 'short.mp3')).json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/transcript/${jobId}`);
     expect(poll.status).toBe('completed');
     expectTones(poll.data.content, SHORT);
     expect(ai.log.map((l) => l.status)).toEqual([429, 200]);
@@ -171,7 +166,7 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
     const { apiKey } = await main.t.register();
     ai.failWith = () => ({ status: 503, body: { error: { message: 'upstream overloaded' } } });
     const { jobId } = (await generate(main, apiKey, 'short.mp3')).json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/transcript/${jobId}`);
     expect(poll).toMatchObject({ status: 'failed', data: null });
     expect(poll.error).toMatch(
       /speech recognition provider failed 4 times \(last: HTTP 503: upstream overloaded\)/,
@@ -192,13 +187,13 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
     const { apiKey } = await main.t.register();
     ai.failWith = () => ({ status: 0, hangUp: true });
     const dropped = (await generate(main, apiKey, 'short.mp3')).json().jobId;
-    const one = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${dropped}`);
+    const one = await waitForJob(main.t, apiKey, `/v1/transcript/${dropped}`);
     expect(one.status).toBe('failed');
     expect(one.error).toMatch(/speech recognition provider failed 4 times/);
     ai.reset();
     ai.failWith = () => ({ status: 401, body: { error: { message: 'Incorrect API key provided' } } });
     const refused = (await generate(main, apiKey, 'short.mp3', '&text=true')).json().jobId;
-    const two = await pollUntilEnded(main.t, apiKey, `/v1/transcript/${refused}`);
+    const two = await waitForJob(main.t, apiKey, `/v1/transcript/${refused}`);
     expect(two.error).toBe(
       'The speech recognition provider refused the request (HTTP 401: Incorrect API key provided)',
     );
@@ -211,7 +206,7 @@ describe.skipIf(!ffmpeg)('speech recognition (mode=generate)', () => {
     try {
       const { apiKey } = await small.t.register();
       const { jobId } = (await generate(small, apiKey, 'long.mp3')).json();
-      const poll = await pollUntilEnded(small.t, apiKey, `/v1/transcript/${jobId}`, 120_000);
+      const poll = await waitForJob(small.t, apiKey, `/v1/transcript/${jobId}`, { timeoutMs: 120_000 });
       expect(poll.error).toBeNull();
       expectTones(poll.data.content, LONG);
       // 64 KiB at 32 kbit/s is under 16 s a part: 70 s takes at least five.
@@ -240,7 +235,7 @@ describe.skipIf(!ffmpeg)('speech recognition length cap (UNFURL_AI_MAX_MINUTES)'
     try {
       const { apiKey } = await capped.t.register();
       const { jobId } = (await generate(capped, apiKey, 'long.mp3')).json();
-      const poll = await pollUntilEnded(capped.t, apiKey, `/v1/transcript/${jobId}`);
+      const poll = await waitForJob(capped.t, apiKey, `/v1/transcript/${jobId}`);
       expect(poll).toMatchObject({
         status: 'failed',
         error: 'The media lasts 2 minutes; this server takes at most 1',
@@ -249,7 +244,7 @@ describe.skipIf(!ffmpeg)('speech recognition length cap (UNFURL_AI_MAX_MINUTES)'
       expect(await balance(capped.t, apiKey)).toBe(100);
       // Within the cap it runs as usual.
       const short = (await generate(capped, apiKey, 'short.mp3')).json().jobId;
-      expect((await pollUntilEnded(capped.t, apiKey, `/v1/transcript/${short}`)).status).toBe('completed');
+      expect((await waitForJob(capped.t, apiKey, `/v1/transcript/${short}`)).status).toBe('completed');
     } finally {
       await capped.close();
     }

@@ -2,15 +2,15 @@
 // (real ffmpeg key frames, real HTTP to the OpenAI-compatible stand-in, which decodes every image
 // it gets) → GET /v1/video/describe/{jobId}. mode=ocr reads the captions with real Tesseract.
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
-import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { OpenAiServer } from '../../support/openai-server.js';
+import { waitForJob } from '../../support/wait-for-job.js';
+import { type AiApp, balance, ledgerOf, startAiApp, useAiMediaApp } from '../ai/harness.js';
 import {
   captionVideo,
   haveFfmpeg,
   haveTesseract,
   type MediaServer,
-  startMediaServer,
   type Tone,
   toneVideo,
 } from '../ai/media.js';
@@ -30,30 +30,24 @@ let ai: OpenAiServer;
 let media: MediaServer;
 let main: AiApp;
 
-beforeAll(async () => {
-  if (!ffmpeg) return;
-  ai = await startOpenAiServer();
-  media = await startMediaServer();
-  // 9 s in three scenes (test pattern, red, blue), 1280×720, with two tones as its sound.
-  await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 9, tones: TONES });
-  await captionVideo(
-    path.join(media.dir, 'captions.mp4'),
-    [
-      { text: 'HELLO WORLD', startSec: 0, endSec: 4 },
-      { text: 'SECOND CAPTION', startSec: 4, endSec: 8 },
-    ],
-    8,
-  );
-  main = await startAiApp(ai);
-}, 60_000);
-
-afterAll(async () => {
-  await main?.close();
-  await ai?.close();
-  await media?.close();
-});
-
-beforeEach(() => ai?.reset());
+useAiMediaApp(
+  ffmpeg,
+  async (media) => {
+    // 9 s in three scenes (test pattern, red, blue), 1280×720, with two tones as its sound.
+    await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 9, tones: TONES });
+    await captionVideo(
+      path.join(media.dir, 'captions.mp4'),
+      [
+        { text: 'HELLO WORLD', startSec: 0, endSec: 4 },
+        { text: 'SECOND CAPTION', startSec: 4, endSec: 8 },
+      ],
+      8,
+    );
+  },
+  (stage) => {
+    ({ ai, media, main } = stage);
+  },
+);
 
 const submit = (app: AiApp, key: string, body: object) =>
   app.t.call(key, { method: 'POST', url: '/v1/video/describe', payload: body });
@@ -70,7 +64,7 @@ describe.skipIf(!ffmpeg)('POST /v1/video/describe', () => {
     expect(res.statusCode, res.body).toBe(202);
     expect(res.headers['x-credits-held']).toBe('9');
     const { jobId } = res.json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/describe/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/video/describe/${jobId}`);
     expect(poll.error).toBeNull();
     expect(poll.status).toBe('completed');
     expect(poll.data.description).toBe('A video shown as 4 frames.');
@@ -113,7 +107,7 @@ describe.skipIf(!ffmpeg)('POST /v1/video/describe', () => {
       includeTranscript: true,
     });
     const { jobId } = res.json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/describe/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/video/describe/${jobId}`);
     expect(poll.error).toBeNull();
     expect(poll.data.description).toBe('A video shown as 2 frames, with its transcript.');
     expect(poll.data.transcript.lang).toBe('en');
@@ -143,7 +137,7 @@ describe.skipIf(!ffmpeg)('POST /v1/video/describe', () => {
         ? { status: 500, body: { error: { message: 'model crashed' } } }
         : null;
     const { jobId } = (await submit(main, apiKey, { url: media.urlOf('clip.mp4'), maxFrames: 1 })).json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/describe/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/video/describe/${jobId}`);
     expect(poll).toMatchObject({ status: 'failed', data: null });
     expect(poll.error).toBe('The vision provider failed 4 times (last: HTTP 500: model crashed)');
     expect(await balance(main.t, apiKey)).toBe(100);
@@ -192,7 +186,7 @@ describe.skipIf(!ffmpeg)('describe without a provider', () => {
     const { apiKey } = await bare.t.register();
     const res = await submit(bare, apiKey, { url: media.urlOf('captions.mp4'), mode: 'ocr', maxFrames: 4 });
     expect(res.statusCode, res.body).toBe(202);
-    const poll = await pollUntilEnded(bare.t, apiKey, `/v1/video/describe/${res.json().jobId}`);
+    const poll = await waitForJob(bare.t, apiKey, `/v1/video/describe/${res.json().jobId}`);
     expect(poll.error).toBeNull();
     const lines = (poll.data.description as string).split('\n');
     // Each caption once, after the time of the first frame that shows it.

@@ -4,18 +4,12 @@
 // so a right answer proves the transcript and frames reached it; wrong answers test ajv and the
 // repair round; the schema it received is compared with the caller's.
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startServer } from '../../support/loopback.js';
-import { type ChatCall, type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
-import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
-import {
-  haveFfmpeg,
-  type MediaServer,
-  startMediaServer,
-  type Tone,
-  toneMp3,
-  toneVideo,
-} from '../ai/media.js';
+import type { ChatCall, OpenAiServer } from '../../support/openai-server.js';
+import { waitForJob } from '../../support/wait-for-job.js';
+import { type AiApp, balance, ledgerOf, startAiApp, useAiMediaApp } from '../ai/harness.js';
+import { haveFfmpeg, type MediaServer, type Tone, toneMp3, toneVideo } from '../ai/media.js';
 
 const ffmpeg = haveFfmpeg();
 // Each test runs whole jobs (ffmpeg, several HTTP round trips): room for a loaded CI machine.
@@ -48,25 +42,19 @@ let ai: OpenAiServer;
 let media: MediaServer;
 let main: AiApp;
 
-beforeAll(async () => {
-  if (!ffmpeg) return;
-  ai = await startOpenAiServer();
-  media = await startMediaServer();
-  await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 9, tones: TONES });
-  await toneMp3(path.join(media.dir, 'talk.mp3'), 70, [
-    { startSec: 2, endSec: 4, hz: 500 },
-    { startSec: 61, endSec: 63, hz: 700 },
-  ]);
-  main = await startAiApp(ai);
-}, 60_000);
-
-afterAll(async () => {
-  await main?.close();
-  await ai?.close();
-  await media?.close();
-});
-
-beforeEach(() => ai?.reset());
+useAiMediaApp(
+  ffmpeg,
+  async (media) => {
+    await toneVideo(path.join(media.dir, 'clip.mp4'), { durationSec: 9, tones: TONES });
+    await toneMp3(path.join(media.dir, 'talk.mp3'), 70, [
+      { startSec: 2, endSec: 4, hz: 500 },
+      { startSec: 61, endSec: 63, hz: 700 },
+    ]);
+  },
+  (stage) => {
+    ({ ai, media, main } = stage);
+  },
+);
 
 const submit = (app: AiApp, key: string, body: object) =>
   app.t.call(key, { method: 'POST', url: '/v1/extract', payload: body });
@@ -82,7 +70,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
     });
     expect(res.statusCode, res.body).toBe(202);
     expect(res.headers['x-credits-held']).toBe('5');
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${res.json().jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/extract/${res.json().jobId}`);
     expect(poll).toEqual({
       status: 'completed',
       data: { tones: [440, 660, 880], frames: 8 },
@@ -111,7 +99,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
     ai.chat = (call, n) =>
       n === 1 ? JSON.stringify({ tones: 'three of them', frames: -1 }) : JSON.stringify(truthful(call));
     const { jobId } = (await submit(main, apiKey, { url: media.urlOf('clip.mp4'), schema: SCHEMA })).json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/extract/${jobId}`);
     expect(poll.data).toEqual({ tones: [440, 660, 880], frames: 8 });
     expect(ai.chats).toHaveLength(2);
     const repair = ai.chats[1]!.body.messages;
@@ -146,7 +134,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
           webhookUrl: `${receiver.url}/hook`,
         })
       ).json();
-      const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${jobId}`);
+      const poll = await waitForJob(main.t, apiKey, `/v1/extract/${jobId}`);
       expect(poll).toMatchObject({ status: 'failed', data: null, schema: null });
       expect(poll.error).toMatchObject({ error: 'upstream_error', details: null });
       expect(poll.error.message).toMatch(
@@ -178,7 +166,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
     const { jobId } = (
       await submit(main, apiKey, { url: media.urlOf('clip.mp4'), prompt: 'What is the highest tone?' })
     ).json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/extract/${jobId}`);
     expect(poll).toEqual({ status: 'completed', data: { highestTone: 880 }, schema: proposed, error: null });
     expect(ai.chats).toHaveLength(2);
     const [ask, extract] = ai.chats;
@@ -196,7 +184,7 @@ describe.skipIf(!ffmpeg)('POST /v1/extract', () => {
     const { apiKey } = await main.t.register();
     ai.chat = (call) => JSON.stringify(truthful(call));
     const res = await submit(main, apiKey, { url: media.urlOf('talk.mp3'), schema: SCHEMA });
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/extract/${res.json().jobId}`);
+    const poll = await waitForJob(main.t, apiKey, `/v1/extract/${res.json().jobId}`);
     expect(poll.data).toEqual({ tones: [500, 700], frames: 0 });
     expect(ai.chats[0]!.text).toContain('[01:01] tone 700 Hz.');
     expect(await ledgerOf(main.t, res.json().jobId)).toEqual([

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateVideo } from '../../support/videos.js';
-import { type AiApp, balance, ledgerOf, pollUntilEnded, startAiApp } from '../ai/harness.js';
+import { waitForJob } from '../../support/wait-for-job.js';
+import { type AiApp, balance, ledgerOf, startAiApp } from '../ai/harness.js';
 import { type MediaServer, startMediaServer } from '../ai/media.js';
 
 const run = promisify(execFile);
@@ -60,7 +61,7 @@ describe('POST /v1/video/ocr', { timeout: 180_000 }, () => {
     expect(res.statusCode, res.body).toBe(202);
     expect(res.headers['x-credits-held']).toBe('10');
     const { jobId } = res.json();
-    const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/ocr/${jobId}`, 150_000);
+    const poll = await waitForJob(main.t, apiKey, `/v1/video/ocr/${jobId}`, { timeoutMs: 150_000 });
     expect(poll).toMatchObject({
       status: 'completed',
       attempts: 1,
@@ -94,7 +95,7 @@ describe('POST /v1/video/ocr', { timeout: 180_000 }, () => {
     const answers: Record<string, string> = {};
     for (const format of ['srt', 'vtt', 'text']) {
       const { jobId } = (await submit(apiKey, { url: media.urlOf('captions.mp4'), format })).json();
-      const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/ocr/${jobId}`, 150_000);
+      const poll = await waitForJob(main.t, apiKey, `/v1/video/ocr/${jobId}`, { timeoutMs: 150_000 });
       expect(poll.status).toBe('completed');
       expect(poll.format).toBe(format);
       expect(poll.text).toHaveLength(2);
@@ -119,7 +120,7 @@ describe('POST /v1/video/ocr', { timeout: 180_000 }, () => {
       content: null,
       format: 'text',
     });
-    const done = await pollUntilEnded(main.t, apiKey, `/v1/video/ocr/${long}`, 150_000);
+    const done = await waitForJob(main.t, apiKey, `/v1/video/ocr/${long}`, { timeoutMs: 150_000 });
     expect(done.status, done.error).toBe('completed');
     expect(done.text).toEqual([]);
     expect(await ledgerOf(main.t, long)).toEqual([
@@ -128,7 +129,7 @@ describe('POST /v1/video/ocr', { timeout: 180_000 }, () => {
       { type: 'release', amount: 11 },
       { type: 'settled', amount: -11 },
     ]);
-    expect((await pollUntilEnded(main.t, apiKey, `/v1/video/ocr/${queued}`, 150_000)).status).toBe(
+    expect((await waitForJob(main.t, apiKey, `/v1/video/ocr/${queued}`, { timeoutMs: 150_000 })).status).toBe(
       'completed',
     );
     expect(await balance(main.t, apiKey)).toBe(100 - 11 - 1);
@@ -143,7 +144,7 @@ describe('POST /v1/video/ocr', { timeout: 180_000 }, () => {
     ] as const;
     for (const [name, code, message] of cases) {
       const { jobId } = (await submit(apiKey, { url: media.urlOf(name) })).json();
-      const poll = await pollUntilEnded(main.t, apiKey, `/v1/video/ocr/${jobId}`, 150_000);
+      const poll = await waitForJob(main.t, apiKey, `/v1/video/ocr/${jobId}`, { timeoutMs: 150_000 });
       expect(poll.status, name).toBe('failed');
       expect(poll.attempts, name).toBe(1);
       expect(poll.error, name).toMatch(message);

@@ -2,9 +2,10 @@
 // location end to end with UNFURL_UPSTREAM_FACEBOOK pointing at a loopback replay.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseFacebookPage } from '../../../src/sources/facebook/page.js';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import type { TestApp } from '../../support/app.js';
+import { useReplayApp } from '../../support/replay-app.js';
 import {
   CONSTRUCTED_FB,
   type FacebookReplay,
@@ -78,23 +79,8 @@ let replay: FacebookReplay;
 let t: TestApp;
 let key: string;
 
-beforeAll(async () => {
-  replay = await startFacebookReplay();
-  t = await createTestApp({
-    UNFURL_UPSTREAM_FACEBOOK: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-  });
-  key = (await t.register()).apiKey;
-});
-
-afterAll(async () => {
-  await t?.close();
-  await replay?.close();
-});
-
-beforeEach(() => {
-  replay.requests.length = 0;
+useReplayApp({ upstream: 'FACEBOOK', start: startFacebookReplay, clearRequests: true }, (stage) => {
+  ({ replay, t, key } = stage);
 });
 
 const transcript = (url: string, extra = '') =>

@@ -4,10 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shortcodeToMediaId } from '../../../src/sources/instagram/ids.js';
 import { lsdToken, parseInstagramAnswer } from '../../../src/sources/instagram/media.js';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import type { TestApp } from '../../support/app.js';
+import { useReplayApp } from '../../support/replay-app.js';
 import {
   CAPTURED_LSD,
   CONSTRUCTED_IG,
@@ -79,19 +80,8 @@ let replay: InstagramReplay;
 let t: TestApp;
 let key: string;
 
-beforeAll(async () => {
-  replay = await startInstagramReplay();
-  t = await createTestApp({
-    UNFURL_UPSTREAM_INSTAGRAM: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-  });
-  key = (await t.register()).apiKey;
-});
-
-afterAll(async () => {
-  await t?.close();
-  await replay?.close();
+useReplayApp({ upstream: 'INSTAGRAM', start: startInstagramReplay }, (stage) => {
+  ({ replay, t, key } = stage);
 });
 
 const transcript = (url: string, extra = '') =>

@@ -6,9 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AiApp, pollUntilEnded, startAiApp } from '../../media/ai/harness.js';
+import { type AiApp, startAiApp } from '../../media/ai/harness.js';
 import { haveFfmpeg, type Tone, toneVideo } from '../../media/ai/media.js';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
+import { waitForJob } from '../../support/wait-for-job.js';
 import { NO_CAPTIONS_ID, startTikTokReplay, type TikTokReplay } from '../tiktok/replay.js';
 import { startXReplay, type XReplay } from '../x/replay.js';
 
@@ -59,7 +60,7 @@ describe.skipIf(!ffmpeg)('speech recognition of platform media', () => {
   it('a short-video page without captions: its media file, downloaded with the page cookie, is transcribed', async () => {
     const res = await auto(`https://www.tiktok.com/@constructed.user/video/${NO_CAPTIONS_ID}`);
     expect(res.statusCode, res.body).toBe(202);
-    const poll = await pollUntilEnded(app.t, key, `/v1/transcript/${res.json().jobId}`);
+    const poll = await waitForJob(app.t, key, `/v1/transcript/${res.json().jobId}`);
     expect(poll.error).toBeNull();
     expect(poll.data.content.map((c: { text: string }) => c.text)).toEqual(['tone 440 Hz.', 'tone 660 Hz.']);
     expect(Math.abs(poll.data.content[1].offset - 5000)).toBeLessThan(200);
@@ -77,7 +78,7 @@ describe.skipIf(!ffmpeg)('speech recognition of platform media', () => {
       url: `/v1/transcript?url=${encodeURIComponent(post)}&mode=generate`,
     });
     expect(gen.statusCode, gen.body).toBe(202);
-    const poll = await pollUntilEnded(app.t, key, `/v1/transcript/${gen.json().jobId}`);
+    const poll = await waitForJob(app.t, key, `/v1/transcript/${gen.json().jobId}`);
     expect(poll.error).toBeNull();
     expect(poll.data.content.map((c: { text: string }) => c.text)).toEqual(['tone 440 Hz.', 'tone 660 Hz.']);
     expect(x.requests.some((r) => r.path.endsWith('/720x1280/high.mp4'))).toBe(true);

@@ -1,16 +1,12 @@
 // The video-sharing platform's registry entry: streams of the captured player answers (plain URLs
 // from the mobile clients; ciphered ones skipped), media location through the replay server, and
 // the 403/404 of videos that cannot be had.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLIENTS } from '../../../src/sources/youtube/innertube.js';
 import { parseStreams, pickStream } from '../../../src/sources/youtube/streams.js';
-import { createTestApp, type TestApp } from '../../support/app.js';
-import {
-  CAPTURES,
-  startYouTubeReplay,
-  type YouTubeReplay,
-  youtubeJson,
-} from '../../support/youtube-replay.js';
+import type { TestApp } from '../../support/app.js';
+import { useReplayApp } from '../../support/replay-app.js';
+import { CAPTURES, startYouTubeReplay, youtubeJson } from '../../support/youtube-replay.js';
 
 describe('parseStreams / pickStream (captured player answer)', () => {
   const streams = parseStreams(youtubeJson(CAPTURES.playerOk));
@@ -51,21 +47,10 @@ describe('parseStreams / pickStream (captured player answer)', () => {
   });
 });
 
-let replay: YouTubeReplay;
 let t: TestApp;
 
-beforeAll(async () => {
-  replay = await startYouTubeReplay();
-  t = await createTestApp({
-    UNFURL_UPSTREAM_YOUTUBE: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-  });
-});
-
-afterAll(async () => {
-  await t?.close();
-  await replay?.close();
+useReplayApp({ upstream: 'YOUTUBE', start: startYouTubeReplay, register: false }, (stage) => {
+  ({ t } = stage);
 });
 
 describe('services.platforms.locate on the video-sharing platform', () => {

@@ -3,8 +3,9 @@
 // captured video page once it is solved, its caption files (constructed WebVTT) and media files; short
 // links followed; media located and downloaded through services.downloader.
 import fs from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../../support/app.js';
+import { useReplayApp } from '../../support/replay-app.js';
 import {
   CAPTURED_ID,
   GONE_ID,
@@ -19,23 +20,8 @@ let replay: TikTokReplay;
 let t: TestApp;
 let key: string;
 
-beforeAll(async () => {
-  replay = await startTikTokReplay();
-  t = await createTestApp({
-    UNFURL_UPSTREAM_TIKTOK: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-  });
-  key = (await t.register()).apiKey;
-});
-
-afterAll(async () => {
-  await t?.close();
-  await replay?.close();
-});
-
-beforeEach(() => {
-  replay.requests.length = 0;
+useReplayApp({ upstream: 'TIKTOK', start: startTikTokReplay, clearRequests: true }, (stage) => {
+  ({ replay, t, key } = stage);
 });
 
 const videoUrl = (id: string, user = 'illojuan') => `https://www.tiktok.com/@${user}/video/${id}`;

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
+import { quietLogger } from '../../support/quiet-logger.js';
+import { waitForJob } from '../../support/wait-for-job.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 let site: Loopback;
 let t: TestApp;
 let processing: JobProcessing;
@@ -72,7 +73,7 @@ beforeAll(async () => {
     UNFURL_CRAWL_CONCURRENCY: '8',
     UNFURL_CRAWL_HOST_CONCURRENCY: '3',
   });
-  processing = await startJobProcessing(t.services, quiet);
+  processing = await startJobProcessing(t.services, quietLogger);
 });
 
 afterAll(async () => {
@@ -81,17 +82,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function waitForCrawl(key: string, jobId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.call(key, { method: 'GET', url: `/v1/web/crawl/${jobId}` });
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`crawl ${jobId} stuck in ${body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitForCrawl = (key: string, jobId: string) =>
+  waitForJob(t, key, `/v1/web/crawl/${jobId}`, { timeoutMs: 30_000 });
 
 const start = (key: string, payload: object) =>
   t.call(key, { method: 'POST', url: '/v1/web/crawl', payload });

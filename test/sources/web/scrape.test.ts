@@ -7,6 +7,7 @@ import { createTestApp, type TestApp } from '../../support/app.js';
 import { describeWithChromium } from '../../support/chromium.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
 import { textPdf } from '../../support/pdf.js';
+import { quietLogger } from '../../support/quiet-logger.js';
 
 let site: Loopback;
 let t: TestApp;
@@ -373,7 +374,7 @@ describeWithChromium('GET /v1/web/scrape with a headless browser', () => {
       UNFURL_RENDER_QUEUE_TIMEOUT_MS: '1000',
       UNFURL_JOB_POLL_MS: '50',
     });
-    const processing = await startJobProcessing(limited.services, { info() {}, warn() {}, error() {} });
+    const processing = await startJobProcessing(limited.services, quietLogger);
     try {
       const a = await limited.register();
       const b = await limited.register();

@@ -3,10 +3,11 @@
 // the loopback replay.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { segmentUrls, subtitleRenditions } from '../../../src/sources/x/hls.js';
-import { createTestApp, type TestApp } from '../../support/app.js';
-import { CONSTRUCTED_X, startXReplay, type XReplay } from './replay.js';
+import type { TestApp } from '../../support/app.js';
+import { useReplayApp } from '../../support/replay-app.js';
+import { CONSTRUCTED_X, startXReplay } from './replay.js';
 
 const MASTER = 'https://video.twimg.com/ext_tw_video/1790000000000000555/pu/pl/master.m3u8';
 const read = (name: string) => fs.readFileSync(path.join(CONSTRUCTED_X, name), 'utf8');
@@ -41,23 +42,11 @@ describe('HLS playlists', () => {
   });
 });
 
-let replay: XReplay;
 let t: TestApp;
 let key: string;
 
-beforeAll(async () => {
-  replay = await startXReplay();
-  t = await createTestApp({
-    UNFURL_UPSTREAM_X: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-  });
-  key = (await t.register()).apiKey;
-});
-
-afterAll(async () => {
-  await t?.close();
-  await replay?.close();
+useReplayApp({ upstream: 'X', start: startXReplay }, (stage) => {
+  ({ t, key } = stage);
 });
 
 const transcript = (url: string, extra = '') =>

@@ -16,6 +16,9 @@ import {
   registerVideoBatches,
 } from '../../../src/sources/youtube/batch-job.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { quietLogger } from '../../support/quiet-logger.js';
+import { useReplayApp } from '../../support/replay-app.js';
+import { waitForJob } from '../../support/wait-for-job.js';
 import {
   CAPTURES,
   startBlockedYouTube,
@@ -23,7 +26,6 @@ import {
   type YouTubeReplay,
 } from '../../support/youtube-replay.js';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const VIDEO = 'GJLlxj_dtq8'; // captions in 8 languages, watch page
 const NO_CAPTIONS = 'dsMFmonKDD4';
 const AGE = 'Njp5uhTorCo';
@@ -39,47 +41,42 @@ let replay: YouTubeReplay;
 let t: TestApp;
 let processing: JobProcessing;
 
+useReplayApp(
+  {
+    upstream: 'YOUTUBE',
+    start: () =>
+      startYouTubeReplay({
+        // Videos of the constructed channel and of a captured playlist, given player answers to fetch.
+        players: {
+          lockupVid01: { '*': CAPTURES.playerOk },
+          lockupVid02: { '*': CAPTURES.playerNoCaptions },
+          lockupVid03: { '*': CAPTURES.playerOk },
+          'K6ry2Lm9-2Q': { '*': 'pytube/2lAe1cqCOXo.player.json' },
+        },
+      }),
+    env: { UNFURL_JOB_POLL_MS: '50', UNFURL_JOB_BACKOFF_MS: '50' },
+    register: false,
+  },
+  (stage) => {
+    ({ replay, t } = stage);
+  },
+);
+
+// Registered after the app's hooks, so processing stops before the app closes.
 beforeAll(async () => {
-  replay = await startYouTubeReplay({
-    // Videos of the constructed channel and of a captured playlist, given player answers to fetch.
-    players: {
-      lockupVid01: { '*': CAPTURES.playerOk },
-      lockupVid02: { '*': CAPTURES.playerNoCaptions },
-      lockupVid03: { '*': CAPTURES.playerOk },
-      'K6ry2Lm9-2Q': { '*': 'pytube/2lAe1cqCOXo.player.json' },
-    },
-  });
-  t = await createTestApp({
-    UNFURL_UPSTREAM_YOUTUBE: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-    UNFURL_JOB_POLL_MS: '50',
-    UNFURL_JOB_BACKOFF_MS: '50',
-  });
-  processing = await startJobProcessing(t.services, quiet);
+  processing = await startJobProcessing(t.services, quietLogger);
 });
 
 afterAll(async () => {
   await processing?.stop();
-  await t?.close();
-  await replay?.close();
 });
 
 const post = (app: TestApp, key: string, url: string, payload: object, headers = {}) =>
   app.call(key, { method: 'POST', url, payload, headers });
 const get = (app: TestApp, key: string, url: string) => app.call(key, { method: 'GET', url });
 
-async function waitForBatch(app: TestApp, key: string, jobId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await get(app, key, `/v1/vidsite/batch/${jobId}`);
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`batch ${jobId} stuck in ${body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitForBatch = (app: TestApp, key: string, jobId: string) =>
+  waitForJob(app, key, `/v1/vidsite/batch/${jobId}`, { timeoutMs: 30_000 });
 
 async function ledgerFor(app: TestApp, key: string, jobId: string) {
   const usage = (await get(app, key, '/v1/account/usage?limit=100')).json();
@@ -428,7 +425,7 @@ describe('a platform that blocks every request', () => {
       UNFURL_JOB_BACKOFF_MS: '20',
       UNFURL_JOB_MAX_ATTEMPTS: '2',
     });
-    bProcessing = await startJobProcessing(b.services, quiet);
+    bProcessing = await startJobProcessing(b.services, quietLogger);
   });
   afterAll(async () => {
     await bProcessing?.stop();

@@ -2,11 +2,12 @@
 // replay server: tabs in DESIGN §4's order under one total, continuations followed, handles
 // resolved, the browse bodies sent, and the errors the jobs see (400, 404, 502); and the comment
 // walk's Newest order when a first answer has no sort menu.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppError } from '../../../src/errors.js';
 import { commentsContinuationToken } from '../../../src/sources/youtube/comments.js';
 import { CHANNEL_TABS } from '../../../src/sources/youtube/listings.js';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import type { TestApp } from '../../support/app.js';
+import { useReplayApp } from '../../support/replay-app.js';
 import {
   CONSTRUCTED_CHANNEL,
   HTTP_404,
@@ -21,30 +22,25 @@ const NO_MENU = 'noSortMenu1'; // a video whose first comments answer has no hea
 let replay: YouTubeReplay;
 let t: TestApp;
 
-beforeAll(async () => {
-  replay = await startYouTubeReplay({
-    channels: { [GONE_CHANNEL]: { '*': HTTP_404 } },
-    playlists: { [GONE_PLAYLIST]: HTTP_404 },
-    nextContinuations: {
-      [commentsContinuationToken(NO_MENU, 'top')]: 'constructed/comments-2024-next.json',
-      [commentsContinuationToken(NO_MENU, 'newest')]: 'constructed/comments-2024-next.json',
-    },
-  });
-  t = await createTestApp({
-    UNFURL_UPSTREAM_YOUTUBE: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-  });
-});
-
-afterAll(async () => {
-  await t?.close();
-  await replay?.close();
-});
-
-beforeEach(() => {
-  replay.requests.length = 0;
-});
+useReplayApp(
+  {
+    upstream: 'YOUTUBE',
+    start: () =>
+      startYouTubeReplay({
+        channels: { [GONE_CHANNEL]: { '*': HTTP_404 } },
+        playlists: { [GONE_PLAYLIST]: HTTP_404 },
+        nextContinuations: {
+          [commentsContinuationToken(NO_MENU, 'top')]: 'constructed/comments-2024-next.json',
+          [commentsContinuationToken(NO_MENU, 'newest')]: 'constructed/comments-2024-next.json',
+        },
+      }),
+    register: false,
+    clearRequests: true,
+  },
+  (stage) => {
+    ({ replay, t } = stage);
+  },
+);
 
 const youtube = () => t.services.youtube;
 const bodies = (path: string) =>

@@ -1,7 +1,8 @@
 // Transcripts and video metadata of the video-sharing platform end to end: a real app on a fresh
 // database, UNFURL_UPSTREAM_YOUTUBE pointing at a loopback server that replays the real captures.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../../support/app.js';
+import { useReplayApp } from '../../support/replay-app.js';
 import { CAPTURES, startYouTubeReplay, type YouTubeReplay } from '../../support/youtube-replay.js';
 
 const VIDEO = 'GJLlxj_dtq8';
@@ -17,35 +18,28 @@ let replay: YouTubeReplay;
 let t: TestApp;
 let key: string;
 
-beforeAll(async () => {
-  replay = await startYouTubeReplay({
-    players: {
-      [PO_GATED]: { ANDROID: CAPTURES.playerPoToken, IOS: CAPTURES.playerOkAgain },
-      [BOTH_GATED]: { '*': CAPTURES.playerPoToken },
-      [EMPTY_FIRST]: { ANDROID: CAPTURES.playerOk, IOS: CAPTURES.playerOkAgain },
-    },
-    timedtext: (q) =>
-      emptyBodies === 'all' ||
-      (emptyBodies === 'android' && q.get('signature')?.startsWith(ANDROID_SIGNATURE))
-        ? ''
-        : undefined,
-  });
-  t = await createTestApp({
-    UNFURL_UPSTREAM_YOUTUBE: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-  });
-  key = (await t.register()).apiKey;
-});
-
-afterAll(async () => {
-  await t?.close();
-  await replay?.close();
-});
-
-beforeEach(() => {
-  replay.requests.length = 0;
-});
+useReplayApp(
+  {
+    upstream: 'YOUTUBE',
+    start: () =>
+      startYouTubeReplay({
+        players: {
+          [PO_GATED]: { ANDROID: CAPTURES.playerPoToken, IOS: CAPTURES.playerOkAgain },
+          [BOTH_GATED]: { '*': CAPTURES.playerPoToken },
+          [EMPTY_FIRST]: { ANDROID: CAPTURES.playerOk, IOS: CAPTURES.playerOkAgain },
+        },
+        timedtext: (q) =>
+          emptyBodies === 'all' ||
+          (emptyBodies === 'android' && q.get('signature')?.startsWith(ANDROID_SIGNATURE))
+            ? ''
+            : undefined,
+      }),
+    clearRequests: true,
+  },
+  (stage) => {
+    ({ replay, t, key } = stage);
+  },
+);
 
 const get = (url: string, apiKey = key) => t.call(apiKey, { method: 'GET', url });
 const transcript = (query: string) => get(`/v1/transcript?${query}`);

@@ -2,10 +2,11 @@
 // database, UNFURL_UPSTREAM_YOUTUBE pointing at the loopback replay server (captured channel tabs
 // and playlists, constructed 2024+ pages and comment answers), 1 credit each, /v1/youtube/* aliases,
 // 400s naming the parameter, 404s, and blocks retried through the next proxy, then 502 unbilled.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNEL_TABS } from '../../../src/sources/youtube/listings.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { type LoopbackProxy, startConnectProxy } from '../../support/loopback.js';
+import { useReplayApp } from '../../support/replay-app.js';
 import {
   COMMENTED_VIDEO,
   CONSTRUCTED_CHANNEL,
@@ -23,23 +24,8 @@ let replay: YouTubeReplay;
 let t: TestApp;
 let key: string;
 
-beforeAll(async () => {
-  replay = await startYouTubeReplay();
-  t = await createTestApp({
-    UNFURL_UPSTREAM_YOUTUBE: replay.url,
-    UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
-    UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
-  });
-  key = (await t.register()).apiKey;
-});
-
-afterAll(async () => {
-  await t?.close();
-  await replay?.close();
-});
-
-beforeEach(() => {
-  replay.requests.length = 0;
+useReplayApp({ upstream: 'YOUTUBE', start: startYouTubeReplay, clearRequests: true }, (stage) => {
+  ({ replay, t, key } = stage);
 });
 
 const get = (url: string, apiKey = key) => t.call(apiKey, { method: 'GET', url });
