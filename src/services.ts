@@ -10,6 +10,7 @@ import {
   TestCheckoutProvider,
 } from './billing/checkout.js';
 import { Ledger } from './billing/ledger.js';
+import { CreditHistory } from './billing/usage.js';
 import { MemoryCache, RedisCache, type ResultCache } from './cache/result-cache.js';
 import { registerCapabilities } from './capabilities.js';
 import type { Config } from './config.js';
@@ -38,6 +39,8 @@ export interface Services {
   readonly store: Store;
   readonly redis: Redis | null;
   readonly ledger: Ledger;
+  /** Reads of the credit history (the ledger alone writes it). */
+  readonly usage: CreditHistory;
   readonly accounts: Accounts;
   readonly authenticator: Authenticator;
   readonly checkouts: Checkouts;
@@ -147,6 +150,7 @@ export async function createServices(config: Config): Promise<Services> {
     store,
     redis,
     ledger,
+    usage: new CreditHistory(store.db),
     accounts: new Accounts(store.db, ledger, config.sessionTtlMs),
     authenticator: new Authenticator(store.db, config.authCacheMs),
     checkouts: new Checkouts(store.db, ledger, config.checkout, provider),

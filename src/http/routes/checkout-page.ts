@@ -6,8 +6,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Checkout } from '../../billing/checkout.js';
 import { AppError } from '../../errors.js';
-import type { CheckoutRow } from '../../store/schema.js';
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -59,7 +59,7 @@ export async function checkoutPageRoutes(app: FastifyInstance) {
     if (!row) throw new AppError('not_found', 'checkout not found');
     return row;
   };
-  const confirmable = (row: CheckoutRow) =>
+  const confirmable = (row: Checkout) =>
     row.provider === 'test' && testMode && row.status === 'open' && row.confirm_token !== null;
 
   /**
