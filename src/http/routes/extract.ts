@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError, invalid } from '../../errors.js';
 import { requireProvider } from '../../media/ai/providers.js';
 import type { ExtractInput } from '../../media/extract-job.js';
-import { type JsonSchema, MAX_SCHEMA_BYTES, schemaProblem } from '../../media/llm/schema.js';
+import { MAX_SCHEMA_BYTES, schemaProblem } from '../../media/llm/schema.js';
 import { jobRoute } from '../job-route.js';
 import type { RoutePlugin } from '../typed.js';
 
@@ -24,11 +24,9 @@ const ExtractBody = Type.Object({
   ),
 });
 
-type Body = { url: string; prompt?: string; schema?: JsonSchema; webhookUrl?: string };
-
 export const extractRoutes: RoutePlugin = async (app) => {
   const { platforms, config } = app.services;
-  jobRoute<Body>(app, {
+  jobRoute(app, {
     path: '/v1/extract',
     kind: 'extract',
     tags: ['Videos'],

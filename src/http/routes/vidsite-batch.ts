@@ -15,7 +15,7 @@ const SOURCE_RULES =
   'succeeded; each result is `{videoId, …}` with the data or an `error`, in input order.';
 
 export const vidsiteBatchRoutes: RoutePlugin = async (app) => {
-  jobRoute<TranscriptBatchBody & { webhookUrl?: string }>(app, {
+  jobRoute(app, {
     path: '/v1/vidsite/transcript/batch',
     aliases: ['/v1/youtube/transcript/batch'],
     kind: 'transcript_batch',
@@ -26,7 +26,7 @@ export const vidsiteBatchRoutes: RoutePlugin = async (app) => {
     toInput: ({ webhookUrl: _, ...body }) => transcriptBatchInput(body),
   });
 
-  jobRoute<VideoBatchBody & { webhookUrl?: string }>(app, {
+  jobRoute(app, {
     path: '/v1/vidsite/video/batch',
     aliases: ['/v1/youtube/video/batch'],
     kind: 'video_batch',

@@ -2,7 +2,7 @@
 // a site (a job; polled at GET /v1/web/crawl/{jobId}).
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
-import { CrawlBody, type CrawlInput, crawlInput } from '../../sources/web/crawl-job.js';
+import { CrawlBody, crawlInput } from '../../sources/web/crawl-job.js';
 import { jobRoute } from '../job-route.js';
 import { principal } from '../plugins/auth.js';
 import { paid } from '../plugins/billing.js';
@@ -105,7 +105,7 @@ export const webRoutes: RoutePlugin = async (app) => {
     },
   );
 
-  jobRoute<CrawlInput & { webhookUrl?: string }>(app, {
+  jobRoute(app, {
     path: '/v1/web/crawl',
     kind: 'crawl',
     tags: ['Web'],
