@@ -33,6 +33,7 @@ import { Mapper } from './sources/web/mapper.js';
 import { Scraper } from './sources/web/scraper.js';
 import { YouTube } from './sources/youtube/service.js';
 import { openMigratedStore, type Store } from './store/db.js';
+import { checkReadiness, type Readiness } from './store/readiness.js';
 
 export interface Services {
   readonly config: Config;
@@ -69,6 +70,8 @@ export interface Services {
   readonly downloader: MediaDownloader;
   /** Run at close, newest first (browser pools, …). */
   onClose(hook: () => Promise<void>): void;
+  /** GET /ready: the database (and Redis, when configured) answer; else a 503 naming which. */
+  readiness(): Promise<Readiness>;
   readonly jobs: {
     readonly registry: JobRegistry;
     readonly records: JobRecords;
@@ -196,6 +199,7 @@ export async function createServices(config: Config): Promise<Services> {
       maxBytes: config.media.maxBytes,
       timeoutMs: config.media.timeoutMs,
     }),
+    readiness: () => checkReadiness(store, redis),
     onClose(hook) {
       closeHooks.push(hook);
     },

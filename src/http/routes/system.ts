@@ -4,7 +4,6 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { refreshJobGauges } from '../../jobs/gauges.js';
 import { httpErrors, metricsRegistry } from '../../metrics.js';
 import { observeRequest } from '../../metrics-http.js';
-import { checkReadiness } from '../../store/readiness.js';
 import type { RoutePlugin } from '../typed.js';
 
 declare module 'fastify' {
@@ -49,7 +48,7 @@ export function registerRequestObservability(app: FastifyInstance) {
 }
 
 export const systemRoutes: RoutePlugin = async (app) => {
-  const { store, redis, jobs } = app.services;
+  const { jobs, readiness } = app.services;
 
   app.get(
     '/health',
@@ -79,7 +78,7 @@ export const systemRoutes: RoutePlugin = async (app) => {
         },
       },
     },
-    async () => ({ status: 'ready' as const, ...(await checkReadiness(store, redis)) }),
+    async () => ({ status: 'ready' as const, ...(await readiness()) }),
   );
 
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
