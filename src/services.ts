@@ -10,6 +10,7 @@ import {
   TestCheckoutProvider,
 } from './billing/checkout.js';
 import { Ledger } from './billing/ledger.js';
+import { CreditHistory } from './billing/usage.js';
 import { MemoryCache, RedisCache, type ResultCache } from './cache/result-cache.js';
 import { registerCapabilities } from './capabilities.js';
 import type { Config } from './config.js';
@@ -32,12 +33,15 @@ import { Mapper } from './sources/web/mapper.js';
 import { Scraper } from './sources/web/scraper.js';
 import { YouTube } from './sources/youtube/service.js';
 import { openMigratedStore, type Store } from './store/db.js';
+import { checkReadiness, type Readiness } from './store/readiness.js';
 
 export interface Services {
   readonly config: Config;
   readonly store: Store;
   readonly redis: Redis | null;
   readonly ledger: Ledger;
+  /** Reads of the credit history (the ledger alone writes it). */
+  readonly usage: CreditHistory;
   readonly accounts: Accounts;
   readonly authenticator: Authenticator;
   readonly checkouts: Checkouts;
@@ -66,6 +70,8 @@ export interface Services {
   readonly downloader: MediaDownloader;
   /** Run at close, newest first (browser pools, …). */
   onClose(hook: () => Promise<void>): void;
+  /** GET /ready: the database (and Redis, when configured) answer; else a 503 naming which. */
+  readiness(): Promise<Readiness>;
   readonly jobs: {
     readonly registry: JobRegistry;
     readonly records: JobRecords;
@@ -147,6 +153,7 @@ export async function createServices(config: Config): Promise<Services> {
     store,
     redis,
     ledger,
+    usage: new CreditHistory(store.db),
     accounts: new Accounts(store.db, ledger, config.sessionTtlMs),
     authenticator: new Authenticator(store.db, config.authCacheMs),
     checkouts: new Checkouts(store.db, ledger, config.checkout, provider),
@@ -192,6 +199,7 @@ export async function createServices(config: Config): Promise<Services> {
       maxBytes: config.media.maxBytes,
       timeoutMs: config.media.timeoutMs,
     }),
+    readiness: () => checkReadiness(store, redis),
     onClose(hook) {
       closeHooks.push(hook);
     },

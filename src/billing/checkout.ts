@@ -5,8 +5,12 @@ import type { CheckoutMode } from '../config.js';
 import { AppError, invalid } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import type { Db } from '../store/db.js';
+import type { CheckoutRow } from '../store/schema.js';
 import type { Ledger } from './ledger.js';
 import { type CreditPackage, findPackage, priceCents } from './packages.js';
+
+/** A checkout as stored: its package, price, status and (test mode) confirm token. */
+export type Checkout = CheckoutRow;
 
 export interface CheckoutProvider {
   readonly name: 'stripe' | 'test';

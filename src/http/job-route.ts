@@ -1,11 +1,12 @@
 // The one way a route creates a job: validate, honour Idempotency-Key, check webhookUrl, hold the
 // credits and answer 202 {jobId}. Capabilities call this with their path, kind and body schema.
-import { type TObject, Type } from '@sinclair/typebox';
+import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { principal } from './plugins/auth.js';
 import { sizingJob } from './plugins/billing.js';
 import { errorResponses } from './schemas/common.js';
+import type { TypedApp } from './typed.js';
 
 export const WebhookUrl = Type.String({
   maxLength: 2048,
@@ -14,7 +15,10 @@ export const WebhookUrl = Type.String({
 
 export const JobAccepted = Type.Object({ jobId: Type.String() });
 
-export interface JobRouteOptions<B> {
+/** A job POST's validated body: the kind's own fields and the optional webhookUrl every job takes. */
+export type JobBody<T extends TObject> = Static<T> & { webhookUrl?: string };
+
+export interface JobRouteOptions<T extends TObject> {
   path: string;
   /** Also answered at these paths (hidden from OpenAPI, named in the description of `path`). */
   aliases?: readonly string[];
@@ -23,9 +27,9 @@ export interface JobRouteOptions<B> {
   description?: string;
   tags: string[];
   /** Body schema without webhookUrl (added here). */
-  body: TObject;
+  body: T;
   /** Maps the validated body to the job input (default: the body without webhookUrl). */
-  toInput?(body: B, request: FastifyRequest): unknown | Promise<unknown>;
+  toInput?(body: JobBody<T>, request: FastifyRequest): unknown | Promise<unknown>;
   /** toInput may fetch upstream (short links, media lookups): it then runs under `sizingJob`'s hold. */
   toInputFetches?: boolean;
 }
@@ -57,7 +61,14 @@ export async function sendJobAccepted(
   return reply.code(202).send({ jobId });
 }
 
-export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance, opts: JobRouteOptions<B>) {
+/** Registers a job kind's POST; `toInput` gets the body typed from the `body` schema. */
+export function jobRoute<T extends TObject>(app: TypedApp, opts: JobRouteOptions<T>): void {
+  // The body is validated against `opts.body` (plus webhookUrl) before `toInput` sees it, so
+  // routing it as any object body is sound; only the caller's view needs T.
+  registerJobRoute(app, opts);
+}
+
+function registerJobRoute(app: TypedApp, opts: JobRouteOptions<TObject>): void {
   const { jobs, fetcher, ledger } = app.services;
   const body = Type.Composite([opts.body, Type.Object({ webhookUrl: Type.Optional(WebhookUrl) })], {
     additionalProperties: false,
@@ -76,17 +87,17 @@ export function jobRoute<B extends { webhookUrl?: string }>(app: FastifyInstance
   const aliases = opts.aliases ?? [];
   const also = aliases.length ? `Also answered at ${aliases.map((p) => `\`${p}\``).join(', ')}.` : '';
   const description = [opts.description, also].filter(Boolean).join('\n\n');
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+  const handler = async (request: FastifyRequest<{ Body: JobBody<TObject> }>, reply: FastifyReply) => {
     const { accountId } = principal(request);
     const key = idempotencyKey(request);
-    const { webhookUrl, ...rest } = request.body as B;
+    const { webhookUrl, ...rest } = request.body;
     if (webhookUrl !== undefined) await fetcher.checkResolvedUrl(webhookUrl, 'webhookUrl');
     const toInput = opts.toInput;
     const input = !toInput
       ? rest
       : opts.toInputFetches
-        ? await sizingJob(request, async () => toInput(request.body as B, request))
-        : await toInput(request.body as B, request);
+        ? await sizingJob(request, async () => toInput(request.body, request))
+        : await toInput(request.body, request);
     const { jobId } = await jobs.service.submit({
       accountId,
       kind: opts.kind,

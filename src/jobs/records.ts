@@ -159,6 +159,28 @@ export class JobRecords {
     return { rows, total: Number(count?.n ?? 0) };
   }
 
+  /**
+   * Job counts for the /metrics gauges: all jobs by status, and queued/active ones by kind. Both
+   * queries are covered by the (status, run_at) index: counting by status scans the index only, and
+   * queued/active jobs are a small range of it.
+   */
+  async countsForGauges() {
+    const byState = await this.db
+      .selectFrom('jobs')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
+    const live = await this.db
+      .selectFrom('jobs')
+      .select(['kind', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', 'in', ['queued', 'active'])
+      .groupBy(['kind', 'status'])
+      .execute();
+    const count = <R extends { n: number | string }>(rows: R[]) =>
+      rows.map((r) => ({ ...r, n: Number(r.n) }));
+    return { byState: count(byState), live: count(live) };
+  }
+
   /** A running or waiting job of the account with the same dedupe key. */
   findLive(accountId: string, kind: string, dedupeKey: string, db: Db | Tx = this.db) {
     return db

@@ -2,8 +2,8 @@
 // successes, in one process and across two real server processes on the same database; and a job's
 // extra hold racing its settlement is either released with the rest or refused, never lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../../src/services.js';
 import { newId } from '../../src/ids.js';
+import type { Services } from '../../src/services.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { PAID_PATH, paidTestRoutes } from '../support/paid-route.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Ledger } from '../../src/billing/ledger.js';
 import { AppError } from '../../src/errors.js';
-import type { Db } from '../../src/store/db.js';
 import { newId, randomBase62 } from '../../src/ids.js';
+import type { Db } from '../../src/store/db.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { closeTestApp } from '../support/teardown.js';
 

@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import type { RoutePlugin } from '../typed.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -55,7 +56,7 @@ function loadFiles(dir: string): Map<string, StaticFile> {
   return files;
 }
 
-export async function dashboardRoutes(app: FastifyInstance) {
+export const dashboardRoutes: RoutePlugin = async (app) => {
   const dir = dashboardDir();
   if (!dir) app.log.error('dashboard files not found: `/` answers 404 (is src/http/dashboard/static there?)');
   const files = dir ? loadFiles(dir) : new Map<string, StaticFile>();
@@ -80,6 +81,6 @@ export async function dashboardRoutes(app: FastifyInstance) {
       config: { public: true },
       schema: { hide: true, params: Type.Object({ file: Type.String({ pattern: FILE_NAME }) }) },
     },
-    async (request, reply) => send(request, reply, (request.params as { file: string }).file),
+    async (request, reply) => send(request, reply, request.params.file),
   );
-}
+};

@@ -1,12 +1,12 @@
+// The caller's account and balance, and its credit history.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { transactionTypes } from '../../billing/ledger.js';
-import { listTransactions } from '../../billing/usage.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Limit, Nullable, Offset, StringEnum } from '../schemas/common.js';
+import type { RoutePlugin } from '../typed.js';
 
-export async function accountRoutes(app: FastifyInstance) {
-  const { accounts, store } = app.services;
+export const accountRoutes: RoutePlugin = async (app) => {
+  const { accounts, usage } = app.services;
 
   app.get(
     '/v1/account',
@@ -61,9 +61,9 @@ export async function accountRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const q = request.query as { limit: number; offset: number; type?: string };
-      const page = await listTransactions(store.db, principal(request).accountId, q);
+      const q = request.query;
+      const page = await usage.list(principal(request).accountId, q);
       return { ...page, limit: q.limit, offset: q.offset };
     },
   );
-}
+};

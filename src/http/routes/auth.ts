@@ -1,9 +1,9 @@
 // Registration, login and the sessions login hands out: logout, the account's live sessions, and
 // revoking one. A revoked session fails at once here and within UNFURL_AUTH_CACHE_MS everywhere else.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Nullable } from '../schemas/common.js';
+import type { RoutePlugin } from '../typed.js';
 
 const Credentials = Type.Object(
   {
@@ -32,7 +32,7 @@ const SessionSummary = Type.Object({
 
 const Revoked = Type.Object({ id: Type.String(), revoked: Type.Boolean(), revokedAt: Type.Integer() });
 
-export async function authRoutes(app: FastifyInstance) {
+export const authRoutes: RoutePlugin = async (app) => {
   const { accounts, authenticator } = app.services;
 
   app.post(
@@ -57,7 +57,7 @@ export async function authRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const { email, password } = request.body as { email: string; password: string };
+      const { email, password } = request.body;
       return accounts.register(email, password);
     },
   );
@@ -83,7 +83,7 @@ export async function authRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const { email, password } = request.body as { email: string; password: string };
+      const { email, password } = request.body;
       return accounts.login(email, password);
     },
   );
@@ -137,10 +137,10 @@ export async function authRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const { session_id } = request.params as { session_id: string };
+      const { session_id } = request.params;
       const { keyHash, ...answer } = await accounts.revokeSession(principal(request).accountId, session_id);
       authenticator.forget(keyHash);
       return answer;
     },
   );
-}
+};

@@ -5,9 +5,10 @@
 // posted from another site, so neither a blind cross-site form nor a bare POST can complete it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { Checkout } from '../../billing/checkout.js';
 import { AppError } from '../../errors.js';
-import type { CheckoutRow } from '../../store/schema.js';
+import type { RoutePlugin } from '../typed.js';
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -36,10 +37,16 @@ function page(title: string, body: string) {
 
 const Params = Type.Object({ id: Type.String({ pattern: '^chk_[0-9A-Za-z]{20}$' }) });
 
+/** The token a confirm carries: its form field or JSON member (the route has no body schema). */
+const confirmToken = (body: unknown): string =>
+  typeof body === 'object' && body !== null && 'token' in body && typeof body.token === 'string'
+    ? body.token
+    : '';
+
 const sameText = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-export async function checkoutPageRoutes(app: FastifyInstance) {
+export const checkoutPageRoutes: RoutePlugin = async (app) => {
   const { checkouts, config } = app.services;
   // A test checkout completes without payment, so it may only be confirmed while the server is in
   // test mode: one opened earlier must not give free credits once the server takes real payments.
@@ -59,7 +66,7 @@ export async function checkoutPageRoutes(app: FastifyInstance) {
     if (!row) throw new AppError('not_found', 'checkout not found');
     return row;
   };
-  const confirmable = (row: CheckoutRow) =>
+  const confirmable = (row: Checkout) =>
     row.provider === 'test' && testMode && row.status === 'open' && row.confirm_token !== null;
 
   /**
@@ -78,7 +85,7 @@ export async function checkoutPageRoutes(app: FastifyInstance) {
     '/v1/credits/checkout/:id',
     { config: { public: true }, schema: { hide: true, params: Params } },
     async (request, reply) => {
-      const row = await load((request.params as { id: string }).id);
+      const row = await load(request.params.id);
       // From a shell: the same page as JSON, with the token a confirm must carry.
       if ((request.headers.accept ?? '').includes('application/json')) {
         return {
@@ -123,14 +130,13 @@ provider; confirming adds the credits for free.</p>
     '/v1/credits/checkout/:id/confirm',
     { config: { public: true }, schema: { hide: true, params: Params } },
     async (request, reply) => {
-      const row = await load((request.params as { id: string }).id);
+      const row = await load(request.params.id);
       if (row.provider !== 'test') throw new AppError('forbidden', 'This checkout is paid through Stripe');
       if (!testMode) throw new AppError('forbidden', 'Test checkouts are disabled on this server');
       if (fromOtherSite(request)) {
         throw new AppError('forbidden', 'A test checkout is confirmed only from its own page');
       }
-      const body = request.body as { token?: unknown } | null | undefined;
-      const token = typeof body?.token === 'string' ? body.token : '';
+      const token = confirmToken(request.body);
       if (!row.confirm_token || !sameText(token, row.confirm_token)) {
         throw new AppError(
           'forbidden',
@@ -148,4 +154,4 @@ provider; confirming adds the credits for free.</p>
       );
     },
   );
-}
+};

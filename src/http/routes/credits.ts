@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { creditPackages } from '../../billing/packages.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses } from '../schemas/common.js';
+import type { RoutePlugin } from '../typed.js';
 
 const Package = Type.Object({
   id: Type.String(),
@@ -10,7 +10,7 @@ const Package = Type.Object({
   priceUsd: Type.String({ description: 'US dollars, two decimals' }),
 });
 
-export async function creditRoutes(app: FastifyInstance) {
+export const creditRoutes: RoutePlugin = async (app) => {
   const { checkouts } = app.services;
 
   app.get(
@@ -24,7 +24,7 @@ export async function creditRoutes(app: FastifyInstance) {
         response: { 200: Type.Object({ packages: Type.Array(Package) }) },
       },
     },
-    async () => ({ packages: creditPackages }),
+    async () => ({ packages: [...creditPackages] }),
   );
 
   app.post(
@@ -49,7 +49,6 @@ export async function creditRoutes(app: FastifyInstance) {
         },
       },
     },
-    async (request) =>
-      checkouts.purchase(principal(request).accountId, (request.body as { package_id: string }).package_id),
+    async (request) => checkouts.purchase(principal(request).accountId, request.body.package_id),
   );
-}
+};

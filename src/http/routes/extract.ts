@@ -1,12 +1,12 @@
 // POST /v1/extract: structured data from a video as a job; polled at GET /v1/extract/{jobId}
 // (the shared poll routes; its `error` is an object). The schema is checked here: a bad one is a 400.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { AppError, invalid } from '../../errors.js';
 import { requireProvider } from '../../media/ai/providers.js';
 import type { ExtractInput } from '../../media/extract-job.js';
-import { type JsonSchema, MAX_SCHEMA_BYTES, schemaProblem } from '../../media/llm/schema.js';
+import { MAX_SCHEMA_BYTES, schemaProblem } from '../../media/llm/schema.js';
 import { jobRoute } from '../job-route.js';
+import type { RoutePlugin } from '../typed.js';
 
 const ExtractBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'Video URL' }),
@@ -24,11 +24,9 @@ const ExtractBody = Type.Object({
   ),
 });
 
-type Body = { url: string; prompt?: string; schema?: JsonSchema; webhookUrl?: string };
-
-export async function extractRoutes(app: FastifyInstance) {
+export const extractRoutes: RoutePlugin = async (app) => {
   const { platforms, config } = app.services;
-  jobRoute<Body>(app, {
+  jobRoute(app, {
     path: '/v1/extract',
     kind: 'extract',
     tags: ['Videos'],
@@ -60,4 +58,4 @@ export async function extractRoutes(app: FastifyInstance) {
       };
     },
   });
-}
+};

@@ -1,6 +1,5 @@
 // Reading jobs: the list, one job, and the per-kind poll routes — all from the same records.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import {
   CRAWL_ANSWER_BYTES,
   CRAWL_PAGE_SIZE,
@@ -11,6 +10,7 @@ import {
 } from '../../jobs/views.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Limit, Nullable, Offset, StringEnum } from '../schemas/common.js';
+import type { RoutePlugin } from '../typed.js';
 
 const JobSummary = Type.Object({
   id: Type.String(),
@@ -27,7 +27,7 @@ const JobSummary = Type.Object({
 
 const JobIdParams = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export async function jobRoutes(app: FastifyInstance) {
+export const jobRoutes: RoutePlugin = async (app) => {
   const { jobs, config } = app.services;
 
   app.get(
@@ -53,7 +53,7 @@ export async function jobRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const q = request.query as { status?: 'queued'; limit: number; offset: number };
+      const q = request.query;
       const { rows, total } = await jobs.service.list(principal(request).accountId, q);
       return { jobs: rows.map(jobSummary), limit: q.limit, offset: q.offset, total };
     },
@@ -73,7 +73,7 @@ export async function jobRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const { jobId } = request.params as { jobId: string };
+      const { jobId } = request.params;
       const job = await jobs.service.getReadable(principal(request).accountId, jobId);
       return { ...jobSummary(job), result: parseResult(job) };
     },
@@ -99,8 +99,8 @@ export async function jobRoutes(app: FastifyInstance) {
             : { ...schema, hide: true },
         },
         async (request) => {
-          const { jobId } = request.params as { jobId: string };
-          const { skip } = request.query as { skip?: number };
+          const { jobId } = request.params;
+          const { skip } = request.query;
           const job = await jobs.service.getReadable(principal(request).accountId, jobId, route.kinds);
           const base = `${config.publicUrl}${path.replace(':jobId', jobId)}`;
           const page = route.paged
@@ -111,4 +111,4 @@ export async function jobRoutes(app: FastifyInstance) {
       );
     }
   }
-}
+};

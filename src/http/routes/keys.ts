@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Nullable } from '../schemas/common.js';
+import type { RoutePlugin } from '../typed.js';
 
 const KeySummary = Type.Object({
   id: Type.String(),
@@ -12,7 +12,7 @@ const KeySummary = Type.Object({
   revokedAt: Nullable(Type.Integer()),
 });
 
-export async function keyRoutes(app: FastifyInstance) {
+export const keyRoutes: RoutePlugin = async (app) => {
   const { accounts, authenticator } = app.services;
 
   app.post(
@@ -37,8 +37,7 @@ export async function keyRoutes(app: FastifyInstance) {
         },
       },
     },
-    async (request) =>
-      accounts.createKey(principal(request).accountId, (request.body as { name: string }).name),
+    async (request) => accounts.createKey(principal(request).accountId, request.body.name),
   );
 
   app.get(
@@ -67,10 +66,10 @@ export async function keyRoutes(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const { key_id } = request.params as { key_id: string };
+      const { key_id } = request.params;
       const { keyHash, ...answer } = await accounts.revokeKey(principal(request).accountId, key_id);
       authenticator.forget(keyHash);
       return answer;
     },
   );
-}
+};

@@ -1,12 +1,12 @@
 // GET /v1/microblog/post (aliases /v1/twitter/post, /v1/x/post): a microblog post's metadata from
 // its URL on either hostname, 1 credit; deleted, protected and unknown posts are 404 and free.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';
 import { aliasedGet } from '../alias-route.js';
 import { paid } from '../plugins/billing.js';
 import { errorResponses, Nullable } from '../schemas/common.js';
+import type { RoutePlugin } from '../typed.js';
 
 export const MicroblogPost = Type.Object(
   {
@@ -47,7 +47,7 @@ export const MicroblogPost = Type.Object(
   { $id: 'MicroblogPost', title: 'MicroblogPost' },
 );
 
-export async function microblogRoutes(app: FastifyInstance) {
+export const microblogRoutes: RoutePlugin = async (app) => {
   const { platforms } = app.services;
   app.addSchema(MicroblogPost);
   aliasedGet(
@@ -67,10 +67,10 @@ export async function microblogRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const ref = await platforms.recognise((request.query as { url: string }).url);
+      const ref = await platforms.recognise(request.query.url);
       if (ref.platform !== 'x')
         throw invalid('url', 'not a post URL of the microblog (x.com or twitter.com)');
       return paid(request, reply, prices.syncRequest, 'Microblog post', () => platforms.x.post(ref.id));
     },
   );
-}
+};

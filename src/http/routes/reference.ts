@@ -1,8 +1,8 @@
 // /docs/reference: the human page for error codes, prices and limits that documentationUrl points at.
-import type { FastifyInstance } from 'fastify';
 import { creditPackages } from '../../billing/packages.js';
 import { priceTable } from '../../billing/prices.js';
 import { errorStatus } from '../../errors.js';
+import type { RoutePlugin } from '../typed.js';
 
 const ERROR_TEXT: Record<string, string> = {
   invalid_request: 'A parameter is missing or invalid; the message and `details` name it.',
@@ -50,9 +50,9 @@ tr:target{background:#fff4d6}</style></head><body>
 </body></html>`;
 }
 
-export async function referenceRoutes(app: FastifyInstance) {
+export const referenceRoutes: RoutePlugin = async (app) => {
   const html = referenceHtml();
   app.get('/docs/reference', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/html; charset=utf-8').send(html),
   );
-}
+};

@@ -1,12 +1,12 @@
 // Stripe's webhook: the signature is checked on the raw body, then a paid checkout is credited
 // exactly once however many times (or how concurrently) Stripe delivers the event.
-import type { FastifyInstance } from 'fastify';
 import type Stripe from 'stripe';
 import { AppError } from '../../errors.js';
+import type { RoutePlugin } from '../typed.js';
 
 const FULFIL_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
 
-export async function stripeWebhookRoutes(app: FastifyInstance) {
+export const stripeWebhookRoutes: RoutePlugin = async (app) => {
   const { stripe, checkouts, config } = app.services;
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
@@ -43,4 +43,4 @@ export async function stripeWebhookRoutes(app: FastifyInstance) {
     request.log.info({ checkoutId, outcome }, 'stripe checkout fulfilled');
     return { received: true, handled: true, outcome };
   });
-}
+};

@@ -1,10 +1,10 @@
+// Health, readiness and Prometheus metrics (public), and the hooks that count and log every answer.
 import { Type } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
-import { AppError } from '../../errors.js';
-import { httpErrors, jobsActive, jobsByState, metricsRegistry, queueDepth } from '../../metrics.js';
+import { refreshJobGauges } from '../../jobs/gauges.js';
+import { httpErrors, metricsRegistry } from '../../metrics.js';
 import { observeRequest } from '../../metrics-http.js';
-import type { Db } from '../../store/db.js';
+import type { RoutePlugin } from '../typed.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,8 +12,6 @@ declare module 'fastify' {
     errorCode?: string;
   }
 }
-
-const JOB_STATES = ['queued', 'active', 'completed', 'failed'] as const;
 
 /**
  * Counts every answer of the app: request totals and latency by route template and status, and
@@ -49,38 +47,8 @@ export function registerRequestObservability(app: FastifyInstance) {
   });
 }
 
-/**
- * Job gauges from the jobs table at scrape time. Both queries are covered by the (status, run_at)
- * index: counting by status scans the index only, and queued/active jobs are a small range of it.
- */
-async function refreshJobGauges(db: Db, kinds: readonly string[]) {
-  const byState = await db
-    .selectFrom('jobs')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('status')
-    .execute();
-  const live = await db
-    .selectFrom('jobs')
-    .select(['kind', 'status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('status', 'in', ['queued', 'active'])
-    .groupBy(['kind', 'status'])
-    .execute();
-  jobsByState.reset();
-  for (const state of JOB_STATES) jobsByState.labels(state).set(0);
-  for (const row of byState) jobsByState.labels(row.status).set(Number(row.n));
-  queueDepth.reset();
-  jobsActive.reset();
-  for (const kind of kinds) {
-    queueDepth.labels(kind).set(0);
-    jobsActive.labels(kind).set(0);
-  }
-  for (const row of live) {
-    (row.status === 'queued' ? queueDepth : jobsActive).labels(row.kind).set(Number(row.n));
-  }
-}
-
-export async function systemRoutes(app: FastifyInstance) {
-  const { store, redis } = app.services;
+export const systemRoutes: RoutePlugin = async (app) => {
+  const { jobs, readiness } = app.services;
 
   app.get(
     '/health',
@@ -110,27 +78,12 @@ export async function systemRoutes(app: FastifyInstance) {
         },
       },
     },
-    async () => {
-      try {
-        await sql`select 1`.execute(store.db);
-      } catch {
-        throw new AppError('service_unavailable', 'The database is not reachable');
-      }
-      if (redis) {
-        try {
-          await redis.ping();
-        } catch {
-          throw new AppError('service_unavailable', 'Redis is not reachable');
-        }
-      }
-      return { status: 'ready' as const, database: store.dialect, redis: redis ? 'ok' : 'not configured' };
-    },
+    async () => ({ status: 'ready' as const, ...(await readiness()) }),
   );
 
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    const kinds = app.services.jobs.registry.all().map((k) => k.kind);
     try {
-      await refreshJobGauges(store.db, kinds);
+      await refreshJobGauges(jobs);
     } catch (err) {
       // The other metrics are still worth answering; the gauges keep their last values.
       app.log.warn({ err }, 'metrics: reading job counts failed');
@@ -138,4 +91,4 @@ export async function systemRoutes(app: FastifyInstance) {
     reply.type(metricsRegistry.contentType);
     return metricsRegistry.metrics();
   });
-}
+};

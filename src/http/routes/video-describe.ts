@@ -1,16 +1,13 @@
 // POST /v1/video/describe: a describe job (AI vision over key frames, or the text shown on them with
 // mode=ocr); polled at GET /v1/video/describe/{jobId} (the shared poll routes).
-import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { requireProvider } from '../../media/ai/providers.js';
 import { DescribeBody, type DescribeInput } from '../../media/describe-job.js';
 import { jobRoute } from '../job-route.js';
+import type { RoutePlugin } from '../typed.js';
 
-type Body = Static<typeof DescribeBody> & { webhookUrl?: string };
-
-export async function videoDescribeRoutes(app: FastifyInstance) {
+export const videoDescribeRoutes: RoutePlugin = async (app) => {
   const { platforms, config } = app.services;
-  jobRoute<Body>(app, {
+  jobRoute(app, {
     path: '/v1/video/describe',
     kind: 'describe',
     tags: ['Videos'],
@@ -40,4 +37,4 @@ export async function videoDescribeRoutes(app: FastifyInstance) {
       };
     },
   });
-}
+};

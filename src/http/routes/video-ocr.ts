@@ -1,15 +1,12 @@
 // POST /v1/video/ocr: an OCR job (the text shown on screen, as timed segments); polled at
 // GET /v1/video/ocr/{jobId} (the shared poll routes: `pending` while queued).
-import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { OCR_DEFAULT_HOLD_MINUTES, OcrBody, type OcrInput } from '../../media/ocr-job.js';
 import { jobRoute } from '../job-route.js';
+import type { RoutePlugin } from '../typed.js';
 
-type Body = Static<typeof OcrBody> & { webhookUrl?: string };
-
-export async function videoOcrRoutes(app: FastifyInstance) {
+export const videoOcrRoutes: RoutePlugin = async (app) => {
   const { platforms } = app.services;
-  jobRoute<Body>(app, {
+  jobRoute(app, {
     path: '/v1/video/ocr',
     kind: 'ocr',
     tags: ['Videos'],
@@ -30,4 +27,4 @@ export async function videoOcrRoutes(app: FastifyInstance) {
       return { url: ref.url, format: body.format ?? 'json' };
     },
   });
-}
+};

@@ -1,6 +1,5 @@
 // Batch jobs of the video-sharing platform: transcripts or metadata of many videos at once (DESIGN §4),
 // polled at GET /v1/vidsite/batch/{jobId}. /v1/youtube/* are aliases.
-import type { FastifyInstance } from 'fastify';
 import {
   TranscriptBatchBody,
   transcriptBatchInput,
@@ -8,14 +7,15 @@ import {
   videoBatchInput,
 } from '../../sources/youtube/batch-input.js';
 import { jobRoute } from '../job-route.js';
+import type { RoutePlugin } from '../typed.js';
 
 const SOURCE_RULES =
   'Exactly one of `videoIds` (1–500 ids or URLs), `playlistId` or `channelId` (their first `limit` videos, ' +
   'default 10, at most 1000). Holds 1 + videos (or 1 + `limit`) credits and costs 1 + the videos that ' +
   'succeeded; each result is `{videoId, …}` with the data or an `error`, in input order.';
 
-export async function vidsiteBatchRoutes(app: FastifyInstance) {
-  jobRoute<TranscriptBatchBody & { webhookUrl?: string }>(app, {
+export const vidsiteBatchRoutes: RoutePlugin = async (app) => {
+  jobRoute(app, {
     path: '/v1/vidsite/transcript/batch',
     aliases: ['/v1/youtube/transcript/batch'],
     kind: 'transcript_batch',
@@ -26,7 +26,7 @@ export async function vidsiteBatchRoutes(app: FastifyInstance) {
     toInput: ({ webhookUrl: _, ...body }) => transcriptBatchInput(body),
   });
 
-  jobRoute<VideoBatchBody & { webhookUrl?: string }>(app, {
+  jobRoute(app, {
     path: '/v1/vidsite/video/batch',
     aliases: ['/v1/youtube/video/batch'],
     kind: 'video_batch',
@@ -36,4 +36,4 @@ export async function vidsiteBatchRoutes(app: FastifyInstance) {
     body: VideoBatchBody,
     toInput: ({ webhookUrl: _, ...body }) => videoBatchInput(body),
   });
-}
+};

@@ -1,15 +1,13 @@
 // The video-sharing platform's browse side: channel metadata, a channel's and a playlist's video
 // ids, and a video's comments (DESIGN §4), 1 credit each. /v1/youtube/* are aliases.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';
-import type { ChannelVideoType } from '../../sources/youtube/channel-videos.js';
-import type { CommentSort } from '../../sources/youtube/comments.js';
 import { parseChannelRef, parsePlaylistId, parseVideoId } from '../../sources/youtube/ids.js';
 import { aliasedGet } from '../alias-route.js';
 import { paid } from '../plugins/billing.js';
 import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
+import type { RoutePlugin } from '../typed.js';
 
 export const ChannelMetadata = Type.Object(
   {
@@ -62,7 +60,7 @@ const Limit = (dflt: number, what: string) =>
 
 const listErrors = errorResponses(400, 401, 402, 404, 429, 502);
 
-export async function vidsiteListRoutes(app: FastifyInstance) {
+export const vidsiteListRoutes: RoutePlugin = async (app) => {
   const { youtube } = app.services;
   app.addSchema(ChannelMetadata);
   app.addSchema(VideoIdLists);
@@ -89,7 +87,7 @@ export async function vidsiteListRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const ref = channelRef((request.query as { id: string }).id);
+      const ref = channelRef(request.query.id);
       return paid(request, reply, prices.syncRequest, 'Channel metadata', () => youtube.channel(ref));
     },
   );
@@ -117,7 +115,7 @@ export async function vidsiteListRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const q = request.query as { id: string; type: ChannelVideoType; limit: number };
+      const q = request.query;
       const ref = channelRef(q.id);
       return paid(request, reply, prices.syncRequest, 'Channel videos', () =>
         youtube.channelVideos(ref, { type: q.type, limit: q.limit }),
@@ -144,7 +142,7 @@ export async function vidsiteListRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const q = request.query as { id: string; limit: number };
+      const q = request.query;
       const id = parsePlaylistId(q.id);
       if (!id) throw invalid('id', 'not a playlist id or URL of the video-sharing platform');
       return paid(request, reply, prices.syncRequest, 'Playlist videos', () =>
@@ -172,7 +170,7 @@ export async function vidsiteListRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const q = request.query as { id: string; limit: number; sort: CommentSort };
+      const q = request.query;
       const videoId = parseVideoId(q.id);
       if (!videoId) throw invalid('id', 'not a video id or URL of the video-sharing platform');
       return paid(request, reply, prices.syncRequest, 'Comments', async () => ({
@@ -180,4 +178,4 @@ export async function vidsiteListRoutes(app: FastifyInstance) {
       }));
     },
   );
-}
+};

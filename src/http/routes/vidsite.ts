@@ -1,7 +1,6 @@
 // The video-sharing platform's player side: transcripts (the universal GET /v1/transcript for its
 // URLs, and the platform twin) and video metadata, 1 credit each. /v1/youtube/* are aliases.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { prices } from '../../billing/prices.js';
 import { AppError, invalid } from '../../errors.js';
 import type { MediaRef } from '../../sources/platform.js';
@@ -9,7 +8,8 @@ import { parseVideoId } from '../../sources/youtube/ids.js';
 import { aliasedGet } from '../alias-route.js';
 import { paid } from '../plugins/billing.js';
 import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
-import { answerTranscript, type TranscriptAsk } from '../transcript-answer.js';
+import { answerTranscript } from '../transcript-answer.js';
+import type { RoutePlugin } from '../typed.js';
 
 const TranscriptChunk = Type.Object({
   text: Type.String(),
@@ -77,37 +77,35 @@ const SpeechJob = Type.Object(
 
 const VideoRef = Type.String({ minLength: 1, maxLength: 2048 });
 
-type TranscriptQuery = TranscriptAsk;
-
 /** The one video reference among parameters that name the same thing in different ways. */
-function oneVideoRef(query: Record<string, unknown>, names: readonly string[]): string {
-  const given = names.filter((n) => typeof query[n] === 'string');
-  if (given.length === 0) {
+function oneVideoRef<K extends string>(
+  query: Partial<Record<K, string>>,
+  names: readonly [K, ...K[]],
+): string {
+  const given = names.flatMap((name) => {
+    const value = query[name];
+    return typeof value === 'string' ? [{ name, value }] : [];
+  });
+  const [first, second] = given;
+  if (!first) {
     const others = names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : '';
     throw new AppError(
       'invalid_request',
       `Missing required query parameter '${names[0]}'${others}`,
-      names[0]!,
+      names[0],
     );
   }
-  if (given.length > 1) throw invalid(given[1]!, `give only one of ${names.join(', ')}`);
-  const name = given[0]!;
-  const id = parseVideoId(query[name] as string);
-  if (!id) throw invalid(name, 'not a video id or URL of the video-sharing platform');
+  if (second) throw invalid(second.name, `give only one of ${names.join(', ')}`);
+  const id = parseVideoId(first.value);
+  if (!id) throw invalid(first.name, 'not a video id or URL of the video-sharing platform');
   return id;
 }
 
-export async function vidsiteRoutes(app: FastifyInstance) {
+export const vidsiteRoutes: RoutePlugin = async (app) => {
   const { youtube, platforms } = app.services;
   app.addSchema(Transcript);
   app.addSchema(VideoMetadata);
   const transcriptErrors = errorResponses(400, 401, 402, 403, 404, 429, 502, 503);
-
-  const transcript = (
-    request: Parameters<typeof paid>[0],
-    reply: Parameters<typeof paid>[1],
-    ref: MediaRef,
-  ) => answerTranscript(request, reply, ref, request.query as TranscriptQuery);
 
   app.get(
     '/v1/transcript',
@@ -129,7 +127,7 @@ export async function vidsiteRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) =>
-      transcript(request, reply, await platforms.recognise((request.query as { url: string }).url)),
+      answerTranscript(request, reply, await platforms.recognise(request.query.url), request.query),
   );
 
   aliasedGet(
@@ -150,12 +148,9 @@ export async function vidsiteRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const id = oneVideoRef(request.query as Record<string, unknown>, ['url', 'videoId', 'id']);
-      return transcript(request, reply, {
-        platform: 'youtube',
-        id,
-        url: `https://www.youtube.com/watch?v=${id}`,
-      });
+      const id = oneVideoRef(request.query, ['url', 'videoId', 'id']);
+      const ref: MediaRef = { platform: 'youtube', id, url: `https://www.youtube.com/watch?v=${id}` };
+      return answerTranscript(request, reply, ref, request.query);
     },
   );
 
@@ -176,8 +171,8 @@ export async function vidsiteRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const id = oneVideoRef(request.query as Record<string, unknown>, ['id']);
+      const id = oneVideoRef(request.query, ['id']);
       return paid(request, reply, prices.syncRequest, 'Video metadata', () => youtube.video(id));
     },
   );
-}
+};

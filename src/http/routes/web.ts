@@ -1,13 +1,13 @@
 // Web data: scrape a page to Markdown, map a site's links (synchronous, 1 credit each), and crawl
 // a site (a job; polled at GET /v1/web/crawl/{jobId}).
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { prices } from '../../billing/prices.js';
-import { CrawlBody, type CrawlInput, crawlInput } from '../../sources/web/crawl-job.js';
+import { CrawlBody, crawlInput } from '../../sources/web/crawl-job.js';
 import { jobRoute } from '../job-route.js';
 import { principal } from '../plugins/auth.js';
 import { paid } from '../plugins/billing.js';
 import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
+import type { RoutePlugin } from '../typed.js';
 
 const PageUrl = Type.String({ minLength: 1, maxLength: 4096, description: 'An http(s) URL' });
 
@@ -25,7 +25,7 @@ export const ScrapedPage = Type.Object(
   { $id: 'ScrapedPage', title: 'ScrapedPage' },
 );
 
-export async function webRoutes(app: FastifyInstance) {
+export const webRoutes: RoutePlugin = async (app) => {
   const { web, fetcher } = app.services;
   app.addSchema(ScrapedPage);
 
@@ -57,7 +57,7 @@ export async function webRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const q = request.query as { url: string; noLinks: boolean; lang?: string; render: 'auto' };
+      const q = request.query;
       fetcher.checkUrl(q.url, 'url');
       return paid(request, reply, prices.syncRequest, 'Scrape', () =>
         web.scraper.scrape(q.url, {
@@ -97,7 +97,7 @@ export async function webRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const q = request.query as { url: string; limit: number; sitemap: 'include' };
+      const q = request.query;
       fetcher.checkUrl(q.url, 'url');
       return paid(request, reply, prices.syncRequest, 'Map', () =>
         web.mapper.map(q.url, { limit: q.limit, sitemap: q.sitemap }),
@@ -105,7 +105,7 @@ export async function webRoutes(app: FastifyInstance) {
     },
   );
 
-  jobRoute<CrawlInput & { webhookUrl?: string }>(app, {
+  jobRoute(app, {
     path: '/v1/web/crawl',
     kind: 'crawl',
     tags: ['Web'],
@@ -113,4 +113,4 @@ export async function webRoutes(app: FastifyInstance) {
     body: CrawlBody,
     toInput: ({ webhookUrl: _, ...body }) => crawlInput(body, fetcher),
   });
-}
+};
