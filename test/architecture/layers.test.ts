@@ -1,8 +1,8 @@
 // The layers of src/, checked on its import graph (every `import`/`export … from`/`import()` of a
 // relative path, type-only ones included): no import circles; no upward edges (store/ and net/ know no
 // service, sources/ and media/ know nothing of http/, http/ does not reach into store/); and the
-// environment is read only by config.ts and the process entry points in main/. A new file is checked
-// as soon as it exists.
+// environment is read only by config.ts and the process entry points in main/; route input is typed
+// from its schema, never cast. A new file is checked as soon as it exists.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -143,6 +143,13 @@ describe('the layers of src/', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("types route input from its schema: no cast of a request's query, body, params or headers in http/", () => {
+    const casts = files.filter(
+      (f) => f.startsWith('http/') && /\brequest\.(query|body|params|headers)\s+as\b/.test(texts.get(f)!),
+    );
+    expect(casts).toEqual([]);
   });
 
   it('reads the environment only in config.ts and the entry points of main/', () => {
