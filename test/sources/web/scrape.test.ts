@@ -357,7 +357,8 @@ describeWithChromium('GET /v1/web/scrape with a headless browser', () => {
       const started = Date.now();
       const served = await call(b.apiKey, '/article');
       expect(served.statusCode, served.body).toBe(200);
-      expect(Date.now() - started).toBeLessThan(5000);
+      // Served while A's page spins (a busy machine's render takes a few seconds, not a stuck page's limit).
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(await credits(b.apiKey)).toBe(99);
       await limited.close(); // ends the stuck render (and with it A's first request, unbilled)
       expect((await stuck).statusCode).toBeGreaterThanOrEqual(500);
