@@ -1,6 +1,7 @@
 // Where a transcript request turns into a speech-recognition job: answers 202 {jobId} (the same job
-// for a repeated request while it runs: the kind's dedupe key), or 503 provider_unavailable when no
-// recogniser is configured — before anything is located or held.
+// for a repeated request while it runs: the kind's dedupe key). A video that cannot be had answers
+// its 403/404 first, then 503 provider_unavailable when no recogniser is configured; all of that
+// and the media lookup run under one sizing hold, released before the job holds its own estimate.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { requireProvider } from '../media/ai/providers.js';
@@ -23,11 +24,13 @@ export async function submitSpeechTranscript(
   wanted: SpeechTranscriptRequest,
 ): Promise<FastifyReply> {
   const { config, jobs, ledger, platforms } = request.server.services;
-  // No recogniser configured: 503 before anything is located or held.
-  requireProvider(config.ai.asr, 'speech recognition');
   const { accountId } = principal(request);
   // The platform's length sizes the hold; media that is private, gone or too long fails here, unbilled.
-  const { location } = await sizingJob(request, () => platforms.locate(wanted.ref.url));
+  const { location } = await sizingJob(request, async () => {
+    await platforms.checkAvailable(wanted.ref);
+    requireProvider(config.ai.asr, 'speech recognition');
+    return platforms.locate(wanted.ref.url);
+  });
   const maxSeconds = config.ai.maxMediaSeconds;
   if (location.durationSec !== null && location.durationSec > maxSeconds) {
     throw new AppError(

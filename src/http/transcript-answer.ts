@@ -7,7 +7,7 @@ import { prices } from '../billing/prices.js';
 import { AppError } from '../errors.js';
 import type { MediaRef } from '../sources/platform.js';
 import { shapeTranscript, type Transcript } from '../sources/transcript.js';
-import { paid, sizingJob } from './plugins/billing.js';
+import { paid } from './plugins/billing.js';
 import { submitSpeechTranscript } from './speech-submit.js';
 
 export type TranscriptMode = 'native' | 'auto' | 'generate';
@@ -30,15 +30,8 @@ export async function answerTranscript(
 ): Promise<Transcript | FastifyReply> {
   const { platforms } = request.server.services;
   const platform = platforms.get(ref.platform);
-  const speech = async () => {
-    await sizingJob(request, () => platforms.checkAvailable(ref));
-    return submitSpeechTranscript(request, reply, {
-      ref,
-      lang: ask.lang,
-      text: ask.text,
-      chunkSize: ask.chunkSize,
-    });
-  };
+  const speech = () =>
+    submitSpeechTranscript(request, reply, { ref, lang: ask.lang, text: ask.text, chunkSize: ask.chunkSize });
   if (ask.mode === 'generate') return speech();
   try {
     return await paid(request, reply, prices.syncRequest, 'Transcript', async () => {

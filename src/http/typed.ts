@@ -5,8 +5,6 @@ import type {
   ContextConfigDefault,
   FastifyBaseLogger,
   FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
   FastifySchema,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
@@ -16,10 +14,7 @@ import type {
   RouteShorthandOptions,
 } from 'fastify';
 
-export type {
-  FastifyPluginAsyncTypebox as RoutePlugin,
-  TypeBoxTypeProvider,
-} from '@fastify/type-provider-typebox';
+export type { FastifyPluginAsyncTypebox as RoutePlugin } from '@fastify/type-provider-typebox';
 
 export type TypedApp = FastifyInstance<
   RawServerDefault,
@@ -46,26 +41,6 @@ export type TypedHandler<S extends FastifySchema> = RouteHandlerMethod<
   RawRequestDefaultExpression,
   RawReplyDefaultExpression,
   RouteGenericInterface,
-  ContextConfigDefault,
-  S,
-  TypeBoxTypeProvider
->;
-
-/** The request of a route with schema `S`, as its handler sees it. */
-export type TypedRequest<S extends FastifySchema> = FastifyRequest<
-  RouteGenericInterface,
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  S,
-  TypeBoxTypeProvider
->;
-
-/** The reply of a route with schema `S`. */
-export type TypedReply<S extends FastifySchema> = FastifyReply<
-  RouteGenericInterface,
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
   ContextConfigDefault,
   S,
   TypeBoxTypeProvider
