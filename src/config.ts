@@ -97,9 +97,9 @@ export interface Config {
     readonly queueTimeoutMs: number;
   };
   readonly crawl: { readonly concurrency: number; readonly perHostConcurrency: number };
-  /** Media files downloaded for speech recognition, OCR, describe and extract. */
   /** The media tools run (UNFURL_FFMPEG_PATH, UNFURL_FFPROBE_PATH, UNFURL_TESSERACT_PATH). */
   readonly tools: ToolPaths;
+  /** Media files downloaded for speech recognition, OCR, describe and extract. */
   readonly media: {
     /** Largest file fetched (bigger → 413 payload_too_large). */
     readonly maxBytes: number;

@@ -5,9 +5,7 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
-import { createServices, type Services } from '../../src/services.js';
-import { createTestApp, type TestApp, uniqueEmail } from '../support/app.js';
+import { createSiblingApp, createTestApp, type TestApp, uniqueEmail } from '../support/app.js';
 import { usingRedis } from '../support/env.js';
 import { PAID_PATH, paidTestRoutes } from '../support/paid-route.js';
 import { closeTestApp } from '../support/teardown.js';
@@ -235,19 +233,12 @@ describe('per-IP limit on register and login', () => {
 
 describe('two app instances on the same database (and Redis, when configured)', () => {
   let t: TestApp;
-  let services2: Services;
-  let app2: FastifyInstance;
+  let sibling: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ UNFURL_RATE_LIMIT_RPS: String(RPS), UNFURL_RATE_LIMIT_BURST: String(BURST) });
-    services2 = await createServices(t.env.config);
-    app2 = await buildApp(services2, { logger: false });
+    sibling = await createSiblingApp(t);
   });
-  afterAll(async () =>
-    closeTestApp(t, async () => {
-      await app2?.close();
-      await services2?.close();
-    }),
-  );
+  afterAll(async () => closeTestApp(t, async () => sibling?.close()));
 
   it(
     usingRedis
@@ -259,7 +250,7 @@ describe('two app instances on the same database (and Redis, when configured)', 
         app.inject({ method: 'GET', url: '/v1/account', headers: { authorization: `Bearer ${apiKey}` } });
       const onFirst = await Promise.all(Array.from({ length: BURST }, () => get(t.app)));
       expect(statuses(onFirst)).toEqual(Array(BURST).fill(200));
-      const onSecond = await get(app2);
+      const onSecond = await get(sibling.app);
       if (usingRedis) {
         expectRateLimited(onSecond);
       } else {

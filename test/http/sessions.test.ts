@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_KEYS_PER_ACCOUNT } from '../../src/accounts/accounts.js';
 import { hashToken } from '../../src/accounts/secrets.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createSiblingApp, createTestApp, type TestApp } from '../support/app.js';
 import { usingPostgres } from '../support/env.js';
 
 const PASSWORD = 'correct horse battery';
@@ -14,9 +14,7 @@ let t: TestApp;
 let other: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
-  const shared: Record<string, string> = { UNFURL_DATA_DIR: t.env.env.UNFURL_DATA_DIR! };
-  if (t.env.env.DATABASE_URL) shared.DATABASE_URL = t.env.env.DATABASE_URL;
-  other = await createTestApp(shared);
+  other = await createSiblingApp(t);
 });
 afterAll(async () => {
   await other?.close();

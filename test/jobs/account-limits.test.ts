@@ -5,10 +5,8 @@
 // cannot pass the limit together.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
-import { createServices, type Services } from '../../src/services.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createSiblingApp, createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { quietLogger } from '../support/quiet-logger.js';
 import { closeTestApp } from '../support/teardown.js';
@@ -18,8 +16,7 @@ const MAX_CRAWLS = 2;
 const MAX_MEDIA = 3;
 
 let t: TestApp;
-let services2: Services;
-let app2: FastifyInstance;
+let sibling: TestApp;
 
 beforeAll(async () => {
   // No job processing: accepted jobs stay queued, which is what the limits count.
@@ -27,16 +24,10 @@ beforeAll(async () => {
     UNFURL_ACCOUNT_MAX_CRAWLS: String(MAX_CRAWLS),
     UNFURL_ACCOUNT_MAX_MEDIA_JOBS: String(MAX_MEDIA),
   });
-  services2 = await createServices(t.env.config);
-  app2 = await buildApp(services2, { logger: false });
+  sibling = await createSiblingApp(t);
 });
 
-afterAll(async () =>
-  closeTestApp(t, async () => {
-    await app2?.close();
-    await services2?.close();
-  }),
-);
+afterAll(async () => closeTestApp(t, async () => sibling?.close()));
 
 const crawl = (app: FastifyInstance, key: string, n: number) =>
   app.inject({
@@ -93,7 +84,7 @@ describe('per-account limits on live jobs', () => {
 
   it('20 concurrent crawl submits through two app instances on one database accept exactly the limit', async () => {
     const a = await t.register();
-    const apps = [t.app, app2];
+    const apps = [t.app, sibling.app];
     const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => crawl(apps[i % 2]!, a.apiKey, i)));
     const codes = rs.map((r) => r.statusCode).sort();
     expect(codes).toEqual([...Array(MAX_CRAWLS).fill(202), ...Array(20 - MAX_CRAWLS).fill(429)]);

@@ -49,3 +49,11 @@ export async function createTestApp(
     },
   };
 }
+
+/**
+ * A second app on `t`'s database, Redis and queue prefix (the same configuration), as a second API
+ * process would be: its own auth cache, in-memory limiters and connections. Close it before `t`.
+ */
+export function createSiblingApp(t: TestApp): Promise<TestApp> {
+  return createTestApp(t.env.env);
+}
