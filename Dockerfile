@@ -15,8 +15,11 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY packages/sdk packages/sdk
 COPY src src
-# Native modules are built here (scripts were skipped above so `prepare` does not run before src/ exists).
+COPY patches patches
+# Native modules are built here (scripts were skipped above so `prepare` does not run before src/ exists);
+# patches/ are applied to node_modules (linkedom: see docs) before the dev tools are pruned.
 RUN npm rebuild --no-audit --no-fund \
+ && npx patch-package \
  && npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 

@@ -18,10 +18,10 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
 import { jobRoute } from '../src/http/job-route.js';
+import { randomBase62 } from '../src/ids.js';
 import { startJobProcessing } from '../src/jobs/processing.js';
 import type { EndedJob } from '../src/jobs/records.js';
 import { createServices, type Services } from '../src/services.js';
-import { randomBase62 } from '../src/ids.js';
 import { type CpuSplit, cpuMeter } from './lib/cpu.js';
 import { scratchDatabase } from './lib/pg.js';
 
@@ -81,6 +81,7 @@ interface RawRun {
 export async function rawBullmq(): Promise<RawRun> {
   const prefix = `bench-${randomBase62(8)}`;
   const conn = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const workerConn = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const queue = new Queue('raw', { connection: conn, prefix });
   let done = 0;
   const worker = new Worker(
@@ -89,7 +90,7 @@ export async function rawBullmq(): Promise<RawRun> {
       done++;
       return job.data;
     },
-    { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), concurrency: CONCURRENCY, prefix },
+    { connection: workerConn, concurrency: CONCURRENCY, prefix },
   );
   await worker.waitUntilReady();
   // Both sides finish on the completion itself: the worker's moveToFinished is counted too.
@@ -106,7 +107,9 @@ export async function rawBullmq(): Promise<RawRun> {
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();
+  // BullMQ leaves connections it was given open: left so, they keep the process alive at the end.
   conn.disconnect();
+  workerConn.disconnect();
   return { jobsPerSecond: N / seconds, cpu };
 }
 
@@ -243,7 +246,7 @@ async function idleLatency(distributed: boolean, samples = 40): Promise<{ p50: n
     const app = await buildApp(services, {
       logger: false,
       extraRoutes: (a) =>
-        jobRoute(a, {
+        jobRoute(a, services, {
           path: '/v1/bench/noop',
           kind: 'noop',
           summary: 'bench',

@@ -7,9 +7,9 @@
 // ours and the baseline interleaved pass by pass (this machine's CPU is shared: each side keeps its
 // fastest pass for pages/s and MB/s). Per-page times are the medians over the passes; mean and p95
 // are over pages. Then one more pass over every other page times parsePage and splits that time into
-// linkedom parse / document clone / Readability (on the clone, as parsePage does) / Markdown (of
-// Readability's content) / the rest (metadata, links, cleanup), by calling the same libraries in
-// the same order here — src/ is not instrumented.
+// linkedom parse / the page scan (metadata, links, non-content removal) / Readability / Markdown (of
+// Readability's content) / the rest (the whole-page fallback, link rewriting), by calling the same
+// functions in the same order here — src/ is not instrumented.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -18,10 +18,8 @@ import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { htmlToMarkdown } from '../src/sources/web/markdown.js';
 import { parsePage } from '../src/sources/web/page.js';
+import { scanPage } from '../src/sources/web/page-scan.js';
 import { intEnv } from './lib/http.js';
-
-/** What parsePage removes before Readability (page.ts NON_CONTENT; copied, it is not exported). */
-const NON_CONTENT = 'script, style, noscript, template, svg, canvas, iframe, object, embed, link, meta';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../shared/fixtures/web');
 
@@ -99,7 +97,7 @@ function summarize(side: Side, pages: Page[], totalBytes: number) {
 /** Our time, split the way parsePage spends it (same libraries, same order, outside src/). */
 function split(pages: Page[]) {
   let parse = 0;
-  let clone = 0;
+  let scan = 0;
   let readability = 0;
   let markdown = 0;
   let total = 0;
@@ -110,23 +108,26 @@ function split(pages: Page[]) {
     const t1 = performance.now();
     const { document } = parseHTML(page.html);
     const t2 = performance.now();
-    for (const el of document.querySelectorAll(NON_CONTENT)) el.remove();
+    scanPage(document, page.url);
     const t3 = performance.now();
-    const copy = document.cloneNode(true);
-    const t3b = performance.now();
-    const article = new Readability(copy as never, {
+    const article = new Readability(document as never, {
       serializer: (el: unknown) => el,
+      freshDocument: () => {
+        const fresh = parseHTML(page.html).document;
+        scanPage(fresh, page.url);
+        return fresh as never;
+      },
     }).parse() as { content: unknown } | null;
     const t4 = performance.now();
     htmlToMarkdown(article?.content ?? document.body, { noLinks: false });
     const t5 = performance.now();
     parse += t2 - t1;
-    clone += t3b - t3;
-    readability += t4 - t3b;
+    scan += t3 - t2;
+    readability += t4 - t3;
     markdown += t5 - t4;
   }
-  const rest = Math.max(0, total - parse - clone - readability - markdown);
-  return { parse, clone, readability, markdown, rest, total };
+  const rest = Math.max(0, total - parse - scan - readability - markdown);
+  return { parse, scan, readability, markdown, rest, total };
 }
 
 export async function benchMarkdown(): Promise<void> {
@@ -169,7 +170,7 @@ export async function benchMarkdown(): Promise<void> {
   const pct = (x: number) => `${(x / half.length).toFixed(1)} ms (${((x / s.total) * 100).toFixed(0)} %)`;
   console.log(
     `our time split, every other page (${(s.total / half.length).toFixed(1)} ms/page in that pass): linkedom parse ${pct(s.parse)}, ` +
-      `document clone ${pct(s.clone)}, Readability ${pct(s.readability)}, Markdown ${pct(s.markdown)}, ` +
-      `the rest (metadata, links, cleanup) ${pct(s.rest)}`,
+      `page scan (metadata, links, non-content) ${pct(s.scan)}, Readability ${pct(s.readability)}, ` +
+      `Markdown ${pct(s.markdown)}, the rest (fallback, link rewriting) ${pct(s.rest)}`,
   );
 }

@@ -4,7 +4,7 @@
 //    (TextChangeDetector): new text is read on the median of three frames showing it, in the band of rows
 //    where it appeared, and a second time on the next three frames (the better reading of each line
 //    kept); readings carried over and merged into segments;
-//  - naive: the same sampling rate and the same per-frame OCR (three images per frame, tesseract
+//  - naive: the same sampling rate and the same per-frame OCR (four images per frame, tesseract
 //    batches, the same parallelism), but every sampled frame OCR'd, no change detection; the same
 //    merging into segments, so accuracy compares the frames read and nothing else.
 // Compute = CPU seconds of this process plus its children (ffmpeg, tesseract: /proc/self/stat
@@ -91,6 +91,18 @@ export async function benchOcr(): Promise<void> {
         ` = ${(m.cpu / minutes).toFixed(2)} s/min of video, wall ${m.wall.toFixed(1)} s = ${(m.wall / minutes).toFixed(2)} s/min` +
         `  | mean CER ${(meanCer * 100).toFixed(2)} %, ${within}/${scores.length} captions CER ≤ 5 %, ` +
         `${bound}/${scores.length} boundaries within 600 ms`,
+    );
+  }
+  // Where ours errs, caption by caption: what to fix next.
+  for (const s of scoreCaptions(truth, rows[0]![1].result.segments)) {
+    const late = s.startErrMs > 600 || s.endErrMs > 600;
+    if (s.cer <= 0.05 && !late) continue;
+    const found = s.found
+      ? `${JSON.stringify(s.found.text)} ${s.found.startMs}–${s.found.endMs} ms`
+      : 'nothing';
+    console.log(
+      `    CER ${(s.cer * 100).toFixed(1).padStart(5)} %${late ? ', boundary off' : ''}: ` +
+        `${JSON.stringify(s.truth.text)} ${s.truth.startMs}–${s.truth.endMs} ms → ${found}`,
     );
   }
   const [ours, naive] = [rows[0]![1], rows[1]![1]];

@@ -16,6 +16,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: 'HTML → Markdown pages/s over real pages: parsePage vs plain turndown',
     run: async () => (await import('./markdown.js')).benchMarkdown(),
   },
+  cached: {
+    what: 'cached transcript, scrape and video metadata req/s, p50/p99 on the full API vs bare Fastify answering the same body',
+    run: async () => (await import('./cached.js')).benchCached(),
+  },
   crawl: {
     what: 'crawl pages/s of a loopback site: our engine (and job) vs Crawlee CheerioCrawler vs a bare loop',
     run: async () => (await import('./crawl.js')).benchCrawl(),
@@ -27,6 +31,22 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
   ocr: {
     what: 'OCR of a generated 5-minute video: CPU and wall s per minute of video and caption CER, ours vs OCR of every sampled frame',
     run: async () => (await import('./ocr.js')).benchOcr(),
+  },
+  overload: {
+    what: 'twice the measured capacity of a cached paid request, open-loop: admitted vs shed (503), latencies, /health, credits',
+    run: async () => (await import('./overload.js')).benchOverload(),
+  },
+  history: {
+    what: 'usage/jobs pages and the usage summary at 10k, 100k and 1M rows per account (SQLite, PostgreSQL): ms and ratio 1M÷10k',
+    run: async () => (await import('./history.js')).benchHistory(),
+  },
+  speech: {
+    what: 'speech recognition CPU/wall s per minute of a generated 5-minute recording: our whisper.cpp engine vs the library in-process (and the whisper.cpp CLI when given)',
+    run: async () => (await import('./speech.js')).benchSpeech(),
+  },
+  soak: {
+    what: 'ten minutes of mixed load (scrape cached/uncached, transcript warm/cold, crawl jobs): app memory and handles at start, middle, end',
+    run: async () => (await import('./soak.js')).benchSoak(),
   },
   transcript: {
     what: 'GET /v1/transcript req/s, p50/p99 (cold: player + timedtext upstream; warm: cached) vs the raw replay server',

@@ -18,6 +18,17 @@ export interface Config {
   /** Most live (queued or active) jobs one account may have, per group of heavy kinds. */
   readonly accountJobLimits: { readonly crawls: number; readonly mediaJobs: number };
   readonly authRateLimit: { readonly perMinute: number };
+  /**
+   * Load shedding: past these, new requests get a fast 503 with Retry-After (nothing charged) until
+   * the process catches up. 0 turns a limit off.
+   */
+  readonly shedding: {
+    /** Mean event-loop delay over the last sample, in ms. */
+    readonly maxEventLoopDelayMs: number;
+    /** Requests in progress in this process. */
+    readonly maxInFlight: number;
+    readonly retryAfterSeconds: number;
+  };
   readonly allowPrivateNetwork: boolean;
   readonly upstreams: Readonly<Record<string, string>>;
   readonly proxyUrls: readonly string[];
@@ -41,11 +52,19 @@ export interface Config {
     readonly jobBudgetMs: number;
     /** First pause before retrying a 429/5xx (doubled each time; Retry-After wins when longer). */
     readonly retryBaseMs: number;
+    /** Who recognises speech: the OpenAI-compatible provider above, or whisper.cpp on this machine. */
+    readonly asrEngine: AsrEngine;
+    /** whisper.cpp settings (used when asrEngine is whisper). */
+    readonly whisper: WhisperSettings;
   };
+  /** Transcripts in auto mode: a caption request the platform refuses falls back to speech recognition. */
+  readonly transcripts: { readonly fallbackOnBlock: boolean };
   readonly stripe: { readonly secretKey: string | null; readonly webhookSecret: string | null };
   readonly checkout: CheckoutMode;
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
+  /** LOG_FORMAT: `pretty` lines for people, `json` for collectors, `auto` pretty only on a terminal. */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   /** Port of `unfurl worker`'s own /metrics listener (on HOST); 0: none. */
   readonly workerMetricsPort: number;
   /** Trust X-Forwarded-For from this many proxy hops (0: use the socket address). */
@@ -128,6 +147,21 @@ export interface AiEndpoint {
   readonly model: string;
 }
 
+export type AsrEngine = 'provider' | 'whisper';
+
+export interface WhisperSettings {
+  /** The ggml model file (UNFURL_ASR_MODEL); null unless the engine is whisper. */
+  readonly modelPath: string | null;
+  /** Threads each recognition uses. */
+  readonly threads: number;
+  /** Recognition processes (each one job at a time, the model loaded once). */
+  readonly processes: number;
+  /** An idle process is stopped after this long (its memory given back); the next job starts one. */
+  readonly idleMs: number;
+  /** A part may take this many times its own length (plus a minute) before the process is killed. */
+  readonly timeoutFactor: number;
+}
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -169,6 +203,12 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
+function logFormat(env: Env): Config['logFormat'] {
+  const raw = (str(env, 'LOG_FORMAT') ?? 'auto').toLowerCase();
+  if (raw === 'auto' || raw === 'json' || raw === 'pretty') return raw;
+  throw new ConfigError('LOG_FORMAT', `must be auto, json or pretty, got "${raw}"`);
+}
+
 function url(env: Env, name: string, protocols: string[]): string | null {
   const raw = str(env, name);
   if (raw === null) return null;
@@ -205,6 +245,33 @@ function aiEndpoint(env: Env, task: 'ASR' | 'VISION' | 'LLM', model: string): Ai
     baseUrl: (own ?? url(env, 'UNFURL_AI_BASE_URL', ['http:', 'https:']))?.replace(/\/+$/, '') ?? null,
     apiKey: str(env, `UNFURL_${task}_API_KEY`) ?? (own ? null : str(env, 'UNFURL_AI_API_KEY')),
     model: str(env, `UNFURL_${task}_MODEL`) ?? model,
+  };
+}
+
+function asrEngine(env: Env): AsrEngine {
+  const raw = (str(env, 'UNFURL_ASR_ENGINE') ?? 'provider').toLowerCase();
+  if (raw !== 'provider' && raw !== 'whisper') {
+    throw new ConfigError('UNFURL_ASR_ENGINE', `must be provider or whisper, got "${raw}"`);
+  }
+  return raw;
+}
+
+/** UNFURL_ASR_MODEL names a ggml model file when the engine is whisper (a provider's model name otherwise). */
+function whisperSettings(env: Env): WhisperSettings {
+  const engine = asrEngine(env);
+  const model = str(env, 'UNFURL_ASR_MODEL');
+  if (engine === 'whisper' && !model) {
+    throw new ConfigError(
+      'UNFURL_ASR_MODEL',
+      'must name a whisper.cpp model file (ggml-*.bin) when UNFURL_ASR_ENGINE=whisper',
+    );
+  }
+  return {
+    modelPath: engine === 'whisper' && model ? path.resolve(model) : null,
+    threads: int(env, 'UNFURL_ASR_THREADS', os.availableParallelism(), 1, 256),
+    processes: int(env, 'UNFURL_ASR_PROCESSES', 1, 1, 64),
+    idleMs: int(env, 'UNFURL_ASR_IDLE_SECONDS', 300, 0, 86_400) * 1000,
+    timeoutFactor: num(env, 'UNFURL_ASR_TIMEOUT_FACTOR', 3, 0.001),
   };
 }
 
@@ -280,6 +347,11 @@ export function loadConfig(env: Env = process.env): Config {
       mediaJobs: int(env, 'UNFURL_ACCOUNT_MAX_MEDIA_JOBS', 4, 1, 10_000),
     },
     authRateLimit: { perMinute: int(env, 'UNFURL_AUTH_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000) },
+    shedding: {
+      maxEventLoopDelayMs: int(env, 'UNFURL_SHED_EVENT_LOOP_DELAY_MS', 250, 0, 60_000),
+      maxInFlight: int(env, 'UNFURL_SHED_MAX_IN_FLIGHT', 500, 0, 1_000_000),
+      retryAfterSeconds: int(env, 'UNFURL_SHED_RETRY_AFTER_SECONDS', 2, 1, 3600),
+    },
     allowPrivateNetwork: bool(env, 'UNFURL_ALLOW_PRIVATE_NETWORK', false),
     upstreams: upstreamOverrides(env),
     proxyUrls: proxies,
@@ -303,11 +375,15 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: int(env, 'UNFURL_AI_TIMEOUT_MS', 120_000, 100, 3_600_000),
       jobBudgetMs: int(env, 'UNFURL_AI_JOB_BUDGET_MS', 15 * 60_000, 100, 6 * 3_600_000),
       retryBaseMs: int(env, 'UNFURL_AI_RETRY_BASE_MS', 1000, 0, 60_000),
+      asrEngine: asrEngine(env),
+      whisper: whisperSettings(env),
     },
+    transcripts: { fallbackOnBlock: bool(env, 'UNFURL_TRANSCRIPT_BLOCK_FALLBACK', true) },
     stripe: { secretKey: stripeKey, webhookSecret: str(env, 'STRIPE_WEBHOOK_SECRET') },
     checkout: checkoutRaw as CheckoutMode,
     bodyLimitBytes: int(env, 'UNFURL_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    logFormat: logFormat(env),
     workerMetricsPort: int(env, 'UNFURL_WORKER_METRICS_PORT', 0, 0, 65535),
     trustProxyHops: int(env, 'UNFURL_TRUST_PROXY_HOPS', 0, 0, 10),
     sessionTtlMs: 24 * 60 * 60 * 1000,

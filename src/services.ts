@@ -10,6 +10,8 @@ import {
   TestCheckoutProvider,
 } from './billing/checkout.js';
 import { Ledger } from './billing/ledger.js';
+import { RequestCharges } from './billing/request-charges.js';
+import { StripeEvents } from './billing/stripe-events.js';
 import { CreditHistory } from './billing/usage.js';
 import { MemoryCache, RedisCache, type ResultCache } from './cache/result-cache.js';
 import { registerCapabilities } from './capabilities.js';
@@ -21,8 +23,11 @@ import type { JobQueue } from './jobs/queue.js';
 import { JobRecords } from './jobs/records.js';
 import { JobRegistry } from './jobs/registry.js';
 import { JobService } from './jobs/service.js';
+import { type AiProviders, createAiProviders } from './media/ai/providers.js';
 import { MediaDownloader } from './media/download.js';
 import { Scratch } from './media/scratch.js';
+import { Transcripts } from './media/transcripts.js';
+import { TranscriptTranslations } from './media/translations.js';
 import { ProxyPool } from './net/proxies.js';
 import { SafeFetcher } from './net/safe-fetch.js';
 import { Upstreams } from './net/upstream.js';
@@ -40,12 +45,16 @@ export interface Services {
   readonly store: Store;
   readonly redis: Redis | null;
   readonly ledger: Ledger;
+  /** Paid requests: a hold of the price, settled on success; the hold while a job is sized. */
+  readonly charges: RequestCharges;
   /** Reads of the credit history (the ledger alone writes it). */
   readonly usage: CreditHistory;
   readonly accounts: Accounts;
   readonly authenticator: Authenticator;
   readonly checkouts: Checkouts;
   readonly stripe: Stripe | null;
+  /** Stripe's webhook events: signature check, then each paid checkout credited once. */
+  readonly stripeEvents: StripeEvents;
   /** Per API key or session. */
   readonly rateLimiter: RateLimiter;
   /** Per account, shared by its keys and sessions. */
@@ -66,6 +75,12 @@ export interface Services {
   readonly scratch: Scratch;
   /** Every video platform (one registry table): URL recognition, native captions, media location. */
   readonly platforms: Platforms;
+  /** The transcript decision: captions, or a speech-recognition job. */
+  readonly transcripts: Transcripts;
+  /** Transcript translation: the platform's own, else the language model's. */
+  readonly translations: TranscriptTranslations;
+  /** The AI providers (speech recognition, vision, language model). */
+  readonly ai: AiProviders;
   /** Media files streamed into scratch dirs (size cap, timeout, SSRF guard, proxies). */
   readonly downloader: MediaDownloader;
   /** Run at close, newest first (browser pools, …). */
@@ -105,7 +120,7 @@ export function connectRedis(url: string): Redis {
 export async function createServices(config: Config): Promise<Services> {
   const store = await openMigratedStore(config);
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
-  const ledger = new Ledger(store.db);
+  const ledger = new Ledger(store.db, store.dialect);
   const stripe = createStripe(config);
   let provider: CheckoutProvider | null = null;
   if (config.checkout === 'stripe' && stripe) provider = new StripeCheckoutProvider(stripe, config.publicUrl);
@@ -148,16 +163,32 @@ export async function createServices(config: Config): Promise<Services> {
   const webAttempts = Math.max(2, proxies.size);
   const ipPolicy = { rate: config.authRateLimit.perMinute / 60, burst: config.authRateLimit.perMinute };
   const youtube = new YouTube({ upstreams, cache, ttlMs: config.cache.upstreamTtlMs });
+  const platforms = new Platforms(
+    platformTable({
+      youtube,
+      upstreams,
+      fetcher,
+      cache,
+      ttlMs: config.cache.upstreamTtlMs,
+      xBearerToken: config.microblog.webBearerToken,
+    }),
+  );
+  const charges = new RequestCharges(ledger);
+  const ai = createAiProviders(config);
+  closeHooks.push(() => ai.close());
+  const checkouts = new Checkouts(store.db, ledger, config.checkout, provider);
   const services: Services = {
     config,
     store,
     redis,
     ledger,
+    charges,
     usage: new CreditHistory(store.db),
     accounts: new Accounts(store.db, ledger, config.sessionTtlMs),
     authenticator: new Authenticator(store.db, config.authCacheMs),
-    checkouts: new Checkouts(store.db, ledger, config.checkout, provider),
+    checkouts,
     stripe,
+    stripeEvents: new StripeEvents(stripe, config.stripe.webhookSecret, checkouts),
     rateLimiter: redis
       ? new RedisRateLimiter(redis, keyPolicy, `${config.jobs.queuePrefix}:rl:key:`)
       : new MemoryRateLimiter(keyPolicy),
@@ -183,16 +214,23 @@ export async function createServices(config: Config): Promise<Services> {
     },
     youtube,
     scratch: new Scratch(config.dataDir),
-    platforms: new Platforms(
-      platformTable({
-        youtube,
-        upstreams,
-        fetcher,
-        cache,
-        ttlMs: config.cache.upstreamTtlMs,
-        xBearerToken: config.microblog.webBearerToken,
-      }),
-    ),
+    platforms,
+    ai,
+    translations: new TranscriptTranslations({
+      youtube,
+      charges,
+      llm: ai.llm,
+      modelBudgetMs: config.ai.requestTimeoutMs,
+    }),
+    transcripts: new Transcripts({
+      platforms,
+      charges,
+      jobs: jobService,
+      asr: config.ai,
+      maxMediaSeconds: config.ai.maxMediaSeconds,
+      fallbackOnBlock: config.transcripts.fallbackOnBlock,
+      answers: { cache, ttlMs: config.cache.upstreamTtlMs },
+    }),
     downloader: new MediaDownloader({
       fetcher,
       upstreams,

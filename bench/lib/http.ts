@@ -43,6 +43,10 @@ export interface LoadResult {
 export interface ChildServer {
   /** `http://127.0.0.1:<port>` */
   address: string;
+  /** The child's first message, whole (`{ address, … }`). */
+  hello: Record<string, unknown>;
+  /** Sends `message`; answers the child's next message. */
+  ask<T>(message: string): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -69,19 +73,31 @@ export async function startChild(
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start within 60 s`)), 60_000);
-    child.once('message', (m) => {
-      clearTimeout(timer);
-      resolve((m as { address: string }).address);
+  const next = <T>(what: string, withinS: number) =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${label} did not ${what} within ${withinS} s`)),
+        withinS * 1000,
+      );
+      child.once('message', (m) => {
+        clearTimeout(timer);
+        resolve(m as T);
+      });
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`${label} exited with code ${code} before it could ${what}`));
+      });
     });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with code ${code} before listening`));
-    });
-  });
+  // Starting compiles the app's modules: minutes on a busy 2-core machine.
+  const hello = await next<{ address: string } & Record<string, unknown>>('start', 180);
   return {
-    address,
+    address: hello.address,
+    hello,
+    ask<T>(message: string) {
+      const answer = next<T>('answer', 60);
+      child.send(message);
+      return answer;
+    },
     async stop() {
       if (child.connected) child.send('stop');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -127,7 +127,8 @@ if (process.send) {
   const [mode = '', arg = ''] = process.argv.slice(2);
   const map = routes(mode, arg);
   const server = http.createServer((req, res) => {
-    const hit = map.get(req.url ?? '');
+    // The query is not part of a page's name: /p/1?v=2 is /p/1 (a fresh URL for a cache, the same page).
+    const hit = map.get((req.url ?? '').split('?')[0]!);
     if (!hit) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;

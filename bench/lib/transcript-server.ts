@@ -8,13 +8,19 @@
 //               every request it serves; here those records are tallied by path and dropped once a
 //               second (memory stays flat under load), and the message 'counts' answers
 //               `{ counts: { '<path>': n, … } }` since start.
+//   bare        a plain Fastify app answering GET /v1/transcript with the JSON in BENCH_BARE_BODY (the
+//               app's own cached answer): the baseline of the warm side.
 //   unfurl      the full Unfurl app (createServices + buildApp + listen), configured from this
 //               process's env, with one account granted BENCH_CREDITS (default 100 000 000) credits;
 //               its key is sent as `apiKey`.
+// Every kind answers the message 'cpu' with `{ cpuUs }`: the CPU time (user + system) it has used,
+// so the parent can tell each request's CPU cost, which a machine shared with other work skews far
+// less than the rate.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { createServices } from '../../src/services.js';
@@ -47,6 +53,14 @@ async function replay(ids: number) {
   };
 }
 
+async function bare() {
+  const body = process.env.BENCH_BARE_BODY ?? '{}';
+  const app = Fastify({ logger: false });
+  app.get('/v1/transcript', async (_request, reply) => reply.type('application/json').send(body));
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { address, close: () => app.close() };
+}
+
 async function unfurl() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-bench-transcript-'));
   const services = await createServices(loadConfig({ ...process.env, UNFURL_DATA_DIR: dataDir }));
@@ -71,8 +85,10 @@ async function unfurl() {
 // Only when forked as this script: the parent imports benchId from here.
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   const [kind, arg] = process.argv.slice(2);
-  if (kind !== 'replay' && kind !== 'unfurl') throw new Error(`unknown server kind "${kind}"`);
-  const server = kind === 'replay' ? await replay(Number(arg ?? 1)) : await unfurl();
+  const servers = { replay: () => replay(Number(arg ?? 1)), bare, unfurl };
+  if (!(kind! in servers)) throw new Error(`unknown server kind "${kind}"`);
+  const server: { address: string; apiKey?: string; close(): Promise<void> } =
+    await servers[kind as keyof typeof servers]();
   let closing = false;
   const stop = async () => {
     if (closing) return;
@@ -81,6 +97,11 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(0);
   };
   process.on('message', (m) => m === 'stop' && void stop());
+  process.on('message', (m) => {
+    if (m !== 'cpu') return;
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuUs: user + system });
+  });
   process.on('disconnect', () => void stop());
   const { close: _close, ...hello } = server;
   process.send!({ ...hello });

@@ -7,6 +7,7 @@ import { AppError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { lockAccountRow } from '../store/account-lock.js';
 import { type Db, isUniqueViolation, type Tx } from '../store/db.js';
+import { PreparedQuery } from '../store/prepared.js';
 import { COMMON_PASSWORDS } from './common-passwords.js';
 import {
   API_KEY_PREFIX,
@@ -20,6 +21,8 @@ import {
 } from './secrets.js';
 
 export const MAX_KEYS_PER_ACCOUNT = 100;
+
+const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 export interface Principal {
   accountId: string;
@@ -50,6 +53,14 @@ export function checkPassword(password: string): void {
   }
 }
 
+/** GET /v1/account's read, on every call of the cheapest authenticated request. */
+const accountById = new PreparedQuery(1, (db, id) =>
+  db
+    .selectFrom('accounts')
+    .select(['id', 'email', 'balance', 'created_at', 'webhook_secret'])
+    .where('id', '=', id!),
+);
+
 export class Accounts {
   constructor(
     private readonly db: Db,
@@ -73,7 +84,7 @@ export class Accounts {
             id: accountId,
             email,
             password_hash: passwordHash,
-            webhook_secret: `whsec_${randomBytes(24).toString('base64')}`,
+            webhook_secret: newWebhookSecret(),
             balance: 0,
             created_at: now,
           })
@@ -271,12 +282,72 @@ export class Accounts {
     return { id: row.id, revoked: true as const, revokedAt: row.revoked_at, keyHash: row.key_hash };
   }
 
-  async getAccount(accountId: string) {
-    const row = await this.db
-      .selectFrom('accounts')
-      .select(['id', 'email', 'balance', 'created_at', 'webhook_secret'])
+  /**
+   * A new webhook signing secret; the old one stops signing at once (receivers switch to the new
+   * one). Answers the new secret.
+   */
+  async rotateWebhookSecret(accountId: string) {
+    const webhookSecret = newWebhookSecret();
+    const result = await this.db
+      .updateTable('accounts')
+      .set({ webhook_secret: webhookSecret })
       .where('id', '=', accountId)
       .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new AppError('not_found', 'account not found');
+    return { webhookSecret };
+  }
+
+  /**
+   * Changes the password after checking the current one, and ends every other login session (one
+   * made with the old password may be someone else's). API keys stay: they are revoked one by one.
+   * Answers the hashes of the sessions ended, for the caller to make its authenticator forget them.
+   */
+  async changePassword(caller: Principal, currentPassword: string, newPassword: string) {
+    const account = await this.db
+      .selectFrom('accounts')
+      .select(['id', 'password_hash'])
+      .where('id', '=', caller.accountId)
+      .executeTakeFirst();
+    if (!account) throw new AppError('not_found', 'account not found');
+    if (!(await verifyPassword(currentPassword, account.password_hash))) {
+      throw new AppError('forbidden', 'The current password is not right', 'currentPassword');
+    }
+    checkPassword(newPassword);
+    if (newPassword === currentPassword)
+      throw invalid('newPassword', 'must differ from the current password');
+    const passwordHash = await hashPassword(newPassword);
+    const now = Date.now();
+    return this.db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable('accounts')
+        .set({ password_hash: passwordHash })
+        .where('id', '=', account.id)
+        .execute();
+      let others = tx
+        .selectFrom('api_keys')
+        .select(['id', 'key_hash'])
+        .where('account_id', '=', account.id)
+        .where('kind', '=', 'session')
+        .where('revoked_at', 'is', null);
+      if (caller.kind === 'session') others = others.where('id', '!=', caller.keyId);
+      const ended = await others.execute();
+      if (ended.length > 0) {
+        await tx
+          .updateTable('api_keys')
+          .set({ revoked_at: now })
+          .where(
+            'id',
+            'in',
+            ended.map((r) => r.id),
+          )
+          .execute();
+      }
+      return { changed: true as const, sessionsEnded: ended.length, keyHashes: ended.map((r) => r.key_hash) };
+    });
+  }
+
+  async getAccount(accountId: string) {
+    const row = await accountById.executeTakeFirst(this.db, accountId);
     if (!row) throw new AppError('not_found', 'account not found');
     return {
       id: row.id,

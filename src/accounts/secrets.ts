@@ -1,5 +1,5 @@
 // API keys and passwords: keys are high-entropy and stored as SHA-256; passwords use scrypt.
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../ids.js';
 
 export const API_KEY_PREFIX = 'uf_';
@@ -11,7 +11,7 @@ export function newSecret(prefix: string): string {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** What lists show of a key: enough to recognise it, never enough to use it. */

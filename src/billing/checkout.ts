@@ -71,6 +71,11 @@ export class Checkouts {
     private readonly provider: CheckoutProvider | null,
   ) {}
 
+  /** How purchases are paid here: `stripe`, `test` (no payment is taken) or `off`. */
+  get paymentMode(): CheckoutMode {
+    return this.mode === 'off' || !this.provider ? 'off' : this.mode;
+  }
+
   async purchase(accountId: string, packageId: string) {
     const pkg = findPackage(packageId);
     if (!pkg) throw invalid('package_id', `unknown package "${packageId}"; see GET /v1/credits/packages`);

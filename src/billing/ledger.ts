@@ -1,12 +1,19 @@
 // The append-only credit ledger: the only code that writes credit_transactions or changes a balance.
 // Each entry moves the cached balance in the same transaction, so the balance always equals the
-// sum of the account's entries and a debit that would take it below zero is refused.
+// sum of the account's entries and a debit that would take it below zero is refused. Each entry also
+// adds itself to the account's sums (ledger_sums: amount and entries per type and operation, for its
+// UTC hour, its UTC day and all time) in that transaction, so a summary or a count read from them
+// always equals the entries, and costs the same however long the history is.
 import { sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { creditsSpent } from '../metrics.js';
 import { lockAccountRow } from '../store/account-lock.js';
-import type { Db, Tx } from '../store/db.js';
+import type { Db, Dialect, Tx } from '../store/db.js';
+import { GroupCommit } from '../store/group-commit.js';
+import { PreparedQuery } from '../store/prepared.js';
+import { periodStart } from '../store/rollups.js';
+import { creditsText } from './prices.js';
 
 export type TransactionType = 'grant' | 'purchase' | 'settled' | 'hold' | 'release' | 'clawback';
 export const transactionTypes: readonly TransactionType[] = [
@@ -23,6 +30,8 @@ interface Entry {
   amount: number;
   type: TransactionType;
   description: string;
+  /** What the credits are for (a job's kind, a request's operation); '' for grants, purchases, clawbacks. */
+  operation: string;
   jobId: string | null;
   reference?: string | null;
   flagged?: boolean;
@@ -31,7 +40,7 @@ interface Entry {
 export const insufficientCredits = (needed: number, balance: number) =>
   new AppError(
     'insufficient_credits',
-    `This request needs ${needed} credits and the balance is ${balance}. Buy more: GET /v1/credits/packages, then POST /v1/credits/purchase.`,
+    `This request needs ${creditsText(needed)} and the balance is ${creditsText(balance)}. Buy more: GET /v1/credits/packages, then POST /v1/credits/purchase.`,
     `needed=${needed} balance=${balance}`,
   );
 
@@ -41,8 +50,97 @@ export const insufficientCredits = (needed: number, balance: number) =>
  */
 export const REQUEST_HOLD_MAX_AGE_MS = 15 * 60_000;
 
+// The two statements of every entry, compiled once (they run several times per paid request).
+const insertEntry = new PreparedQuery(
+  10,
+  (db, id, accountId, amount, type, description, jobId, ref, flagged, at, operation) =>
+    db
+      .insertInto('credit_transactions')
+      .values({
+        id: id!,
+        account_id: accountId!,
+        amount: amount as unknown as number,
+        type: type as TransactionType,
+        description: description!,
+        job_id: jobId!,
+        reference: ref!,
+        flagged: flagged as unknown as number,
+        created_at: at as unknown as number,
+        operation: operation!,
+      })
+      .onConflict((oc) => oc.column('reference').doNothing())
+      .returning('id'),
+);
+
+const moveBalance = new PreparedQuery(2, (db, amount, accountId) =>
+  db
+    .updateTable('accounts')
+    .set({ balance: sql`balance + ${amount}` })
+    .where('id', '=', accountId!)
+    .where(sql<boolean>`balance + ${amount} >= 0`)
+    .returning('balance'),
+);
+
+const openRequestHold = new PreparedQuery(5, (db, requestId, accountId, amount, operation, at) =>
+  db.insertInto('request_holds').values({
+    request_id: requestId!,
+    account_id: accountId!,
+    amount: amount as unknown as number,
+    operation: operation!,
+    created_at: at as unknown as number,
+  }),
+);
+
+const closeRequestHold = new PreparedQuery(1, (db, requestId) =>
+  db.deleteFrom('request_holds').where('request_id', '=', requestId!).returning(['amount', 'operation']),
+);
+
+/** The entry joins its hour's, its day's and the all-time sums, in one statement. */
+const addToSums = new PreparedQuery(7, (db, accountId, hour, day, all, type, operation, amount) =>
+  db
+    .insertInto('ledger_sums')
+    .values(
+      (
+        [
+          ['hour', hour],
+          ['day', day],
+          ['all', all],
+        ] as const
+      ).map(([period, start]) => ({
+        account_id: accountId!,
+        period,
+        start: start as unknown as number,
+        type: type as TransactionType,
+        operation: operation!,
+        amount: amount as unknown as number,
+        entries: 1,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'period', 'start', 'type', 'operation']).doUpdateSet({
+        amount: sql`ledger_sums.amount + excluded.amount`,
+        entries: sql`ledger_sums.entries + 1`,
+      }),
+    ),
+);
+
 export class Ledger {
-  constructor(private readonly db: Db) {}
+  /**
+   * SQLite has one writer and pays per commit: the holds and endings of concurrent requests share
+   * commits there (a piece that fails reruns alone, so one request's 402 never undoes another's).
+   */
+  private readonly requestCommits: GroupCommit | null;
+
+  constructor(
+    private readonly db: Db,
+    dialect: Dialect = 'pg',
+  ) {
+    this.requestCommits = dialect === 'sqlite' ? new GroupCommit(db) : null;
+  }
+
+  private inRequestTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.requestCommits ? this.requestCommits.run(work) : this.db.transaction().execute(work);
+  }
 
   async balance(accountId: string, db: Db | Tx = this.db): Promise<number> {
     const row = await db
@@ -63,32 +161,41 @@ export class Ledger {
     e: Entry,
   ): Promise<{ balance: number; id: string } | 'duplicate' | 'insufficient'> {
     const id = newId('txn');
-    const inserted = await tx
-      .insertInto('credit_transactions')
-      .values({
-        id,
-        account_id: e.accountId,
-        amount: e.amount,
-        type: e.type,
-        description: e.description.slice(0, 1000),
-        job_id: e.jobId,
-        reference: e.reference ?? null,
-        flagged: e.flagged ? 1 : 0,
-        created_at: Date.now(),
-      })
-      .onConflict((oc) => oc.column('reference').doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    const createdAt = Date.now();
+    const inserted = await insertEntry.executeTakeFirst(
+      tx,
+      id,
+      e.accountId,
+      e.amount,
+      e.type,
+      e.description.slice(0, 1000),
+      e.jobId,
+      e.reference ?? null,
+      e.flagged ? 1 : 0,
+      createdAt,
+      e.operation,
+    );
     if (!inserted) return 'duplicate';
-    const updated = await tx
-      .updateTable('accounts')
-      .set({ balance: sql`balance + ${e.amount}` })
-      .where('id', '=', e.accountId)
-      .where(sql<boolean>`balance + ${e.amount} >= 0`)
-      .returning('balance')
-      .executeTakeFirst();
+    const updated = await moveBalance.executeTakeFirst(tx, e.amount, e.accountId);
     if (!updated) return 'insufficient';
+    // After the balance update: the account row is locked, so one transaction at a time per account
+    // touches its rollup rows (no lock waits beyond the ones the balance already has).
+    await this.addToRollups(tx, e, createdAt);
     return { balance: updated.balance, id };
+  }
+
+  /** One statement: the entry joins its hour's, its day's and the all-time sums. */
+  private async addToRollups(tx: Tx, e: Entry, createdAt: number) {
+    await addToSums.execute(
+      tx,
+      e.accountId,
+      periodStart('hour', createdAt),
+      periodStart('day', createdAt),
+      periodStart('all', createdAt),
+      e.type,
+      e.operation,
+      e.amount,
+    );
   }
 
   /** Runs `post` in its own transaction; an 'insufficient' result rolls the inserted row back. */
@@ -108,7 +215,10 @@ export class Ledger {
   /** Free credits: at registration and by operators. */
   async grant(accountId: string, amount: number, description: string, tx?: Tx): Promise<number> {
     positive(amount);
-    const r = await this.postAlone({ accountId, amount, type: 'grant', description, jobId: null }, tx);
+    const r = await this.postAlone(
+      { accountId, amount, type: 'grant', description, operation: '', jobId: null },
+      tx,
+    );
     return r === 'duplicate' ? this.balance(accountId, tx) : r.balance;
   }
 
@@ -121,6 +231,7 @@ export class Ledger {
         amount,
         type: 'purchase',
         description,
+        operation: '',
         jobId: checkoutId,
         reference: `purchase:${checkoutId}`,
       },
@@ -134,22 +245,26 @@ export class Ledger {
    * cover it. The open hold is also noted in `request_holds`, so a process that dies mid-request leaves
    * a trace the sweeper can give back. Answers the balance left once the price is reserved.
    */
-  async holdRequest(accountId: string, requestId: string, amount: number, description: string) {
+  async holdRequest(
+    accountId: string,
+    requestId: string,
+    amount: number,
+    description: string,
+    operation: string,
+  ) {
     positive(amount);
-    return this.db.transaction().execute(async (tx) => {
+    return this.inRequestTransaction(async (tx) => {
       const r = await this.postIn(tx, {
         accountId,
         amount: -amount,
         type: 'hold',
         description,
+        operation,
         jobId: requestId,
         reference: `hold:${requestId}:1`,
       });
       if (r === 'duplicate') throw new Error(`ledger: request ${requestId} already holds credits`);
-      await tx
-        .insertInto('request_holds')
-        .values({ request_id: requestId, account_id: accountId, amount, created_at: Date.now() })
-        .execute();
+      await openRequestHold.execute(tx, requestId, accountId, amount, operation, Date.now());
       return r.balance;
     });
   }
@@ -160,17 +275,44 @@ export class Ledger {
    * (the sweeper took it for a dead request): then nothing is charged.
    */
   async endRequest(accountId: string, requestId: string, cost: number, description: string) {
-    const ended = await this.db.transaction().execute(async (tx) => {
-      const open = await tx
-        .deleteFrom('request_holds')
-        .where('request_id', '=', requestId)
-        .returning('amount')
-        .executeTakeFirst();
+    const ended = await this.inRequestTransaction(async (tx) => {
+      const open = await closeRequestHold.executeTakeFirst(tx, requestId);
       if (!open) return null;
-      return this.releaseAndSettle(tx, accountId, requestId, Number(open.amount), cost, description);
+      const label = { description, operation: open.operation ?? 'request' };
+      return this.releaseAndSettle(tx, accountId, requestId, Number(open.amount), cost, label);
     });
     if (ended && ended.charged > 0) creditsSpent.labels('request').inc(ended.charged);
     return ended ? ended.balance : null;
+  }
+
+  /**
+   * Charges a request whose answer is already known (a cache hit: no upstream work, so nothing to
+   * hold) in one transaction: one settled entry, the balance and the sums moved; 402 when the balance
+   * does not cover it. Answers the balance after.
+   */
+  async chargeRequest(
+    accountId: string,
+    requestId: string,
+    amount: number,
+    description: string,
+    operation: string,
+  ): Promise<number> {
+    positive(amount);
+    const balance = await this.inRequestTransaction(async (tx) => {
+      const r = await this.postIn(tx, {
+        accountId,
+        amount: -amount,
+        type: 'settled',
+        description,
+        operation,
+        jobId: requestId,
+        reference: `settled:${requestId}`,
+      });
+      if (r === 'duplicate') throw new Error(`ledger: request ${requestId} was already charged`);
+      return r.balance;
+    });
+    creditsSpent.labels('request').inc(amount);
+    return balance;
   }
 
   /**
@@ -204,13 +346,14 @@ export class Ledger {
     id: string,
     held: number,
     cost: number,
-    description: string,
+    { description, operation }: { description: string; operation: string },
   ): Promise<{ balance: number; charged: number } | null> {
     const release = await this.post(tx, {
       accountId,
       amount: held,
       type: 'release',
       description: `Release: ${description}`,
+      operation,
       jobId: id,
       reference: `release:${id}`,
     });
@@ -223,6 +366,7 @@ export class Ledger {
       amount: -charge,
       type: 'settled',
       description,
+      operation,
       jobId: id,
       reference: `settled:${id}`,
     });
@@ -237,7 +381,15 @@ export class Ledger {
    * top-up once its real size is known) so a retried hold is not taken twice. A job whose holds were
    * already released (it ended) takes no more: such a hold would never be given back.
    */
-  async hold(accountId: string, jobId: string, amount: number, seq: number, description: string, tx?: Tx) {
+  async hold(
+    accountId: string,
+    jobId: string,
+    amount: number,
+    seq: number,
+    description: string,
+    operation: string,
+    tx?: Tx,
+  ) {
     positive(amount);
     const run = async (t: Tx) => {
       // Serialises with settleJob on the account row: either the job ends first and this sees its
@@ -254,6 +406,7 @@ export class Ledger {
         amount: -amount,
         type: 'hold',
         description,
+        operation,
         jobId,
         reference: `hold:${jobId}:${seq}`,
       });
@@ -266,13 +419,20 @@ export class Ledger {
    * Ends a job's billing in one transaction: releases everything held and settles the real cost
    * (capped at what was held). Returns false when the job was already settled.
    */
-  async settleJob(accountId: string, jobId: string, cost: number, description: string, tx?: Tx) {
+  async settleJob(
+    accountId: string,
+    jobId: string,
+    cost: number,
+    description: string,
+    operation: string,
+    tx?: Tx,
+  ) {
     let charged = 0;
     const run = async (t: Tx) => {
       // Lock first, then read the holds: a hold committed meanwhile is seen and released too.
       await lockAccountRow(t, accountId);
       const held = await this.heldFor(jobId, t);
-      const ended = await this.releaseAndSettle(t, accountId, jobId, held, cost, description);
+      const ended = await this.releaseAndSettle(t, accountId, jobId, held, cost, { description, operation });
       if (!ended) return false;
       charged = ended.charged;
       return true;
@@ -309,6 +469,7 @@ export class Ledger {
         accountId,
         amount: -taken,
         type: 'clawback',
+        operation: '',
         description: capped
           ? `${description} (capped: ${amount} requested, ${taken} available)`
           : description,

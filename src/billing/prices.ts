@@ -18,7 +18,14 @@ export const prices = {
   crawlPerPage: 1,
   batchBase: 1,
   batchPerVideo: 1,
+  /** Search, per page of results fetched from the platform. */
+  searchPerPage: 1,
+  /** Translation by the language model (when the platform has none), per model call of ≤ 4,000 characters. */
+  translationPerModelCall: 2,
 } as const;
+
+/** "1 credit", "5 credits": every message that states an amount says it this way. */
+export const creditsText = (n: number | string) => `${n} credit${Number(n) === 1 ? '' : 's'}`;
 
 export const startedMinutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
 
@@ -34,5 +41,10 @@ export const priceTable: ReadonlyArray<readonly [string, string]> = [
   ['Extract', '5 credits per started minute (minimum 5)'],
   ['Crawl', '1 credit + 1 per page'],
   ['Batch (transcripts or video metadata)', '1 credit + 1 per video'],
+  ['Search', '1 credit per page of results fetched (about 20 results a page)'],
+  [
+    'Transcript translation',
+    "1 credit for the platform's own translation; by the language model, 1 + 2 per call of up to 4,000 characters",
+  ],
   ['Polling, account, keys, usage, jobs, packages', 'free'],
 ];

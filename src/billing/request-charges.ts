@@ -1,9 +1,11 @@
 // Charging synchronous requests: the price is held before any upstream work (402 when the balance
 // does not cover it), then settled when the work succeeds or released when it fails. Holding first
 // is what bounds work by the balance: of N concurrent requests on a balance of B, at most B get past
-// the hold, so at most B do the paid work; a failed request costs nothing. Requests that create jobs
-// do the same for the upstream work that sizes the job (locating media, following short links): it
-// runs under a hold of one request's price, always given back. Knows nothing of HTTP.
+// the hold, so at most B do the paid work; a failed request costs nothing. An answer already at hand
+// (a cache hit) has no work to bound: its price is charged at once, in one transaction, with the same
+// 402. Requests that create jobs hold the same way for the upstream work that sizes the job (locating
+// media, following short links): it runs under a hold of one request's price, always given back.
+// Knows nothing of HTTP.
 import { randomBase62 } from '../ids.js';
 import type { Ledger } from './ledger.js';
 import { prices } from './prices.js';
@@ -14,46 +16,83 @@ export interface RequestCharge {
   requestId: string;
   cost: number;
   description: string;
+  /** What the request does (scrape, transcript, …): its entries are summed per operation. */
+  operation: string;
 }
 
-/** Runs `work` under a hold of its price; answers its result and the balance left once the price was taken. */
-export async function chargeForRequest<T>(
-  ledger: Ledger,
-  charge: RequestCharge,
-  work: () => Promise<T>,
-): Promise<{ result: T; remaining: number }> {
-  const { accountId, requestId, cost, description } = charge;
-  const remaining = await ledger.holdRequest(accountId, requestId, cost, description);
-  let result: T;
-  try {
-    result = await work();
-  } catch (err) {
-    await ledger.endRequest(accountId, requestId, 0, description);
-    throw err;
+/** The credits of a job just accepted: what it holds, and the balance left beside the hold. */
+export interface JobCredits {
+  held: number;
+  remaining: number;
+}
+
+export class RequestCharges {
+  constructor(private readonly ledger: Ledger) {}
+
+  /**
+   * Runs `work` under a hold of its price; answers its result, what was charged and the balance left
+   * once the price was taken. `settle` prices a request whose cost its result tells (pages fetched):
+   * `cost` is then the most it may cost, held first, and at most that is charged.
+   */
+  async charge<T>(
+    charge: RequestCharge,
+    work: () => Promise<T>,
+    settle?: (result: T) => number,
+  ): Promise<{ result: T; remaining: number; charged: number }> {
+    const { accountId, requestId, cost, description, operation } = charge;
+    const held = await this.ledger.holdRequest(accountId, requestId, cost, description, operation);
+    let result: T;
+    try {
+      result = await work();
+    } catch (err) {
+      await this.ledger.endRequest(accountId, requestId, 0, description);
+      throw err;
+    }
+    const charged = settle ? Math.min(cost, Math.max(0, Math.ceil(settle(result)))) : cost;
+    await this.ledger.endRequest(accountId, requestId, charged, description);
+    // The hold took `cost`; what was not charged came back.
+    return { result, remaining: held + (cost - charged), charged };
   }
-  await ledger.endRequest(accountId, requestId, cost, description);
-  return { result, remaining };
-}
 
-/**
- * Runs the upstream work a request does before it can size and submit its job under a hold of one
- * request's price, released when the work ends (the job then holds its own estimate): an account
- * without credits gets 402 before anything is fetched, and N concurrent requests on a balance of B
- * run at most B such lookups.
- */
-export async function holdWhileSizing<T>(
-  ledger: Ledger,
-  accountId: string,
-  requestId: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  // An id of its own: the same request may hold more than once (a paid answer, then a job's sizing).
-  const holdId = `${requestId}_${randomBase62(6)}`;
-  const description = 'Held while the job is sized';
-  await ledger.holdRequest(accountId, holdId, prices.syncRequest, description);
-  try {
-    return await work();
-  } finally {
-    await ledger.endRequest(accountId, holdId, 0, description);
+  /**
+   * A request whose answer may already be at hand: `peek` answers it without upstream work (a cache
+   * hit) or undefined. A hit needs no hold — there is no work for the balance to bound — so its
+   * price is charged in one ledger transaction (402 when the balance does not cover it, as a hold
+   * would be); a miss runs `work` as `charge` does.
+   */
+  async chargeAnswer<T>(
+    charge: RequestCharge,
+    peek: () => Promise<T | undefined>,
+    work: () => Promise<T>,
+  ): Promise<{ result: T; remaining: number; charged: number }> {
+    const known = await peek();
+    if (known === undefined) return this.charge(charge, work);
+    const { accountId, requestId, cost, description, operation } = charge;
+    const remaining = await this.ledger.chargeRequest(accountId, requestId, cost, description, operation);
+    return { result: known, remaining, charged: cost };
+  }
+
+  /**
+   * Runs the upstream work a request does before it can size and submit its job under a hold of one
+   * request's price, released when the work ends (the job then holds its own estimate): an account
+   * without credits gets 402 before anything is fetched, and N concurrent requests on a balance of B
+   * run at most B such lookups.
+   */
+  async whileSizing<T>(accountId: string, requestId: string, work: () => Promise<T>): Promise<T> {
+    // An id of its own: the same request may hold more than once (a paid answer, then a job's sizing).
+    const holdId = `${requestId}_${randomBase62(6)}`;
+    const description = 'Held while the job is sized';
+    await this.ledger.holdRequest(accountId, holdId, prices.syncRequest, description, 'sizing');
+    try {
+      return await work();
+    } finally {
+      await this.ledger.endRequest(accountId, holdId, 0, description);
+    }
+  }
+
+  /** What an accepted job holds and what its account has left (nothing is charged before it ends). */
+  async ofJob(accountId: string, jobId: string): Promise<JobCredits> {
+    const [held, remaining] = await Promise.all([this.ledger.heldFor(jobId), this.ledger.balance(accountId)]);
+    return { held, remaining };
   }
 }

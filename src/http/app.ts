@@ -3,18 +3,24 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { newId } from '../ids.js';
-import type { Services } from '../services.js';
+import type { HttpContext } from './context.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
+import { docsTheme } from './docs-theme.js';
+import { documentRoute } from './openapi-documented.js';
 import { type RouteEntry, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input-guard.js';
+import { registerLoadShedding } from './plugins/load-shedding.js';
+import { registerQueryGuard } from './plugins/query-guard.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { checkoutPageRoutes } from './routes/checkout-page.js';
 import { creditRoutes } from './routes/credits.js';
+import { discoverRoutes } from './routes/discover.js';
 import { extractRoutes } from './routes/extract.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { microblogRoutes } from './routes/microblog.js';
 import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
@@ -29,13 +35,21 @@ import { ErrorBody } from './schemas/common.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    services: Services;
     routeTable: RouteEntry[];
   }
 }
 
+/** The part of the context a route plugin declares it uses: nothing else reaches it. */
+function only<K extends keyof HttpContext>(ctx: HttpContext, ...keys: K[]): Pick<HttpContext, K> {
+  const part = {} as Pick<HttpContext, K>;
+  for (const key of keys) part[key] = ctx[key];
+  return part;
+}
+
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
+  /** Where the default logger writes (readable lines on a terminal); stdout's JSON when left out. */
+  logStream?: { write(line: string): void };
   /** Extra routes, registered after the built-in ones with the same auth and error handling (tests). */
   extraRoutes?: (app: FastifyInstance) => Promise<void> | void;
 }
@@ -43,15 +57,23 @@ export interface BuildOptions {
 export const API_DESCRIPTION = `Turn a URL into data: transcripts, video, channel and post metadata, on-screen text,
 AI descriptions, structured extraction, and web pages as Markdown, link maps and crawls.
 
-Authenticate with \`Authorization: Bearer <API key>\`. Every request costs credits (see /docs/reference#prices);
-failed requests cost nothing. Errors answer \`{error, message, details, documentationUrl}\`.`;
+Authenticate with \`Authorization: Bearer <API key>\` (or \`x-api-key: <API key>\`). Every request costs credits (see /docs/reference#prices);
+failed requests cost nothing. Errors answer \`{error, message, details, documentationUrl}\`.
 
-export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const { config } = services;
+[Errors, prices and limits](/docs/reference) · [Dashboard](/) (keys, credits, jobs, a playground) · [openapi.json](/openapi.json)`;
+
+export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = ctx;
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers["stripe-signature"]', 'req.body.password'],
+      redact: [
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'req.headers["stripe-signature"]',
+        'req.body.password',
+      ],
+      ...(options.logStream && { stream: options.logStream }),
     },
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId('req'),
@@ -68,15 +90,21 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   const routeTable: RouteEntry[] = [];
-  app.decorate('services', services);
   app.decorate('routeTable', routeTable);
   app.addSchema(ErrorBody);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
-  registerErrorHandling(app, config.publicUrl);
-  registerAuth(app, services, routeTable);
+  registerLoadShedding(app, config.shedding);
+  registerErrorHandling(app, config.publicUrl, routeTable);
+  registerAuth(
+    app,
+    only(ctx, 'authenticator', 'rateLimiter', 'accountRateLimiter', 'authRateLimiter'),
+    routeTable,
+  );
   registerInputGuard(app);
+  registerQueryGuard(app);
   registerRequestObservability(app);
 
   await app.register(swagger, {
@@ -85,9 +113,17 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       info: { title: 'Unfurl API', version: '0.1.0', description: API_DESCRIPTION },
       servers: [{ url: config.publicUrl }],
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (uf_…)' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key (uf_…): the documented way' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: 'The same API key in x-api-key, as the Supadata SDKs send it',
+          },
+        },
       },
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { apiKey: [] }],
       tags: [
         { name: 'Accounts', description: 'Registration, login and API keys' },
         { name: 'Credits', description: 'Balance, usage history and purchases' },
@@ -98,31 +134,39 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
         { name: 'System', description: 'Health and readiness' },
       ],
     },
+    transform: documentRoute,
     refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
+    ...docsTheme(),
   });
 
-  await app.register(systemRoutes);
+  const jobRouteDeps = ['jobs', 'fetcher', 'charges', 'config'] as const;
+  await app.register(systemRoutes, only(ctx, 'jobs', 'readiness'));
   await app.register(referenceRoutes);
-  await app.register(authRoutes);
-  await app.register(keyRoutes);
-  await app.register(accountRoutes);
-  await app.register(creditRoutes);
-  await app.register(checkoutPageRoutes);
-  await app.register(stripeWebhookRoutes);
-  await app.register(jobRoutes);
-  await app.register(webRoutes);
-  await app.register(vidsiteRoutes);
-  await app.register(vidsiteListRoutes);
-  await app.register(vidsiteBatchRoutes);
-  await app.register(microblogRoutes);
-  await app.register(videoDescribeRoutes);
-  await app.register(videoOcrRoutes);
-  await app.register(extractRoutes);
+  await app.register(authRoutes, only(ctx, 'accounts', 'authenticator'));
+  await app.register(keyRoutes, only(ctx, 'accounts', 'authenticator'));
+  await app.register(accountRoutes, only(ctx, 'accounts', 'usage'));
+  await app.register(creditRoutes, only(ctx, 'checkouts'));
+  await app.register(checkoutPageRoutes, only(ctx, 'checkouts', 'config'));
+  await app.register(stripeWebhookRoutes, only(ctx, 'stripeEvents'));
+  await app.register(jobRoutes, only(ctx, 'jobs'));
+  await app.register(webRoutes, only(ctx, 'web', ...jobRouteDeps));
+  await app.register(
+    vidsiteRoutes,
+    only(ctx, 'youtube', 'platforms', 'transcripts', 'translations', ...jobRouteDeps),
+  );
+  await app.register(vidsiteListRoutes, only(ctx, 'youtube', 'charges'));
+  await app.register(discoverRoutes, only(ctx, 'platforms', 'youtube', 'charges'));
+  await app.register(vidsiteBatchRoutes, only(ctx, ...jobRouteDeps));
+  await app.register(microblogRoutes, only(ctx, 'platforms', 'charges'));
+  await app.register(videoDescribeRoutes, only(ctx, 'platforms', ...jobRouteDeps));
+  await app.register(videoOcrRoutes, only(ctx, 'platforms', ...jobRouteDeps));
+  await app.register(extractRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(dashboardRoutes);
+  await app.register(mcpRoutes);
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -1,19 +1,30 @@
 // The one way a route creates a job: validate, honour Idempotency-Key, check webhookUrl, hold the
-// credits and answer 202 {jobId}. Capabilities call this with their path, kind and body schema.
+// credits and answer 202 {jobId}; and the one way it is polled. Each job kind's route file calls
+// both, with its paths, kind and body schema.
 import { type Static, type TObject, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { CRAWL_ANSWER_BYTES, CRAWL_PAGE_SIZE, pollAnswer } from '../jobs/views.js';
+import type { HttpContext } from './context.js';
 import { principal } from './plugins/auth.js';
-import { sizingJob } from './plugins/billing.js';
+import { sendJobAccepted, sizingJob } from './plugins/billing.js';
 import { errorResponses } from './schemas/common.js';
 import type { TypedApp } from './typed.js';
+
+/** What creating a job needs: the job service, the webhook URL check, the credits. */
+export type JobRouteDeps = Pick<HttpContext, 'jobs' | 'fetcher' | 'charges'>;
 
 export const WebhookUrl = Type.String({
   maxLength: 2048,
   description: 'Called (Standard Webhooks, signed with your webhookSecret) when the job completes or fails',
 });
 
-export const JobAccepted = Type.Object({ jobId: Type.String() });
+export const JobAccepted = Type.Object(
+  {
+    jobId: Type.String({ description: "The job to poll (its kind's status route, or GET /v1/jobs/{jobId})" }),
+  },
+  { examples: [{ jobId: 'job_3kTq8ZxW1mNv5RbYc2Hd' }] },
+);
 
 /** A job POST's validated body: the kind's own fields and the optional webhookUrl every job takes. */
 export type JobBody<T extends TObject> = Static<T> & { webhookUrl?: string };
@@ -48,28 +59,19 @@ function idempotencyKey(request: FastifyRequest): string | null {
   return key;
 }
 
-/** 202 {jobId} with the credit headers of an accepted job (nothing charged yet, what is held). */
-export async function sendJobAccepted(
-  reply: FastifyReply,
-  ledger: FastifyInstance['services']['ledger'],
-  accountId: string,
-  jobId: string,
-): Promise<FastifyReply> {
-  reply.header('X-Credits-Charged', '0');
-  reply.header('X-Credits-Held', String(await ledger.heldFor(jobId)));
-  reply.header('X-Credits-Remaining', String(await ledger.balance(accountId)));
-  return reply.code(202).send({ jobId });
-}
-
 /** Registers a job kind's POST; `toInput` gets the body typed from the `body` schema. */
-export function jobRoute<T extends TObject>(app: TypedApp, opts: JobRouteOptions<T>): void {
+export function jobRoute<T extends TObject>(
+  app: TypedApp,
+  deps: JobRouteDeps,
+  opts: JobRouteOptions<T>,
+): void {
   // The body is validated against `opts.body` (plus webhookUrl) before `toInput` sees it, so
   // routing it as any object body is sound; only the caller's view needs T.
-  registerJobRoute(app, opts);
+  registerJobRoute(app, deps, opts);
 }
 
-function registerJobRoute(app: TypedApp, opts: JobRouteOptions<TObject>): void {
-  const { jobs, fetcher, ledger } = app.services;
+function registerJobRoute(app: TypedApp, deps: JobRouteDeps, opts: JobRouteOptions<TObject>): void {
+  const { jobs, fetcher, charges } = deps;
   const body = Type.Composite([opts.body, Type.Object({ webhookUrl: Type.Optional(WebhookUrl) })], {
     additionalProperties: false,
   });
@@ -96,7 +98,7 @@ function registerJobRoute(app: TypedApp, opts: JobRouteOptions<TObject>): void {
     const input = !toInput
       ? rest
       : opts.toInputFetches
-        ? await sizingJob(request, async () => toInput(request.body, request))
+        ? await sizingJob(charges, request, async () => toInput(request.body, request))
         : await toInput(request.body, request);
     const { jobId } = await jobs.service.submit({
       accountId,
@@ -105,8 +107,65 @@ function registerJobRoute(app: TypedApp, opts: JobRouteOptions<TObject>): void {
       webhookUrl: webhookUrl ?? null,
       idempotencyKey: key,
     });
-    return sendJobAccepted(reply, ledger, accountId, jobId);
+    return sendJobAccepted(reply, jobId, await charges.ofJob(accountId, jobId));
   };
   app.post(opts.path, { schema: { ...schema, ...(description && { description }) } }, handler);
   for (const alias of aliases) app.post(alias, { schema: { ...schema, hide: true } }, handler);
+}
+
+export interface PollRouteOptions {
+  /** Path under which jobs of these kinds are polled, with `:jobId`. */
+  path: string;
+  kinds: readonly string[];
+  summary: string;
+  /** Also answered here (hidden from OpenAPI), e.g. the /v1/youtube/* twin. */
+  aliases?: readonly string[];
+  /** Its answer shows a slice of the job's items, from `?skip=`. */
+  paged?: boolean;
+  /** Most items in one answer when paged (default CRAWL_PAGE_SIZE; the byte budget applies too). */
+  pageSize?: number;
+}
+
+const JobIdParams = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/**
+ * Registers the poll route of a family of job kinds (DESIGN §4): the caller's job in its kind's
+ * shape (jobs/views.ts, the shape webhooks send too). A job of another kind is a 404 there.
+ */
+export function pollRoute(
+  app: TypedApp,
+  deps: Pick<HttpContext, 'jobs' | 'config'>,
+  route: PollRouteOptions,
+): void {
+  const { jobs, config } = deps;
+  const schema = {
+    tags: ['Jobs'],
+    summary: route.summary,
+    params: JobIdParams,
+    querystring: Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })) }),
+    response: { ...errorResponses(401, 404, 429) },
+  };
+  const aliases = route.aliases ?? [];
+  const also = aliases.map((p) => `\`${p.replace(':jobId', '{jobId}')}\``).join(', ');
+  for (const path of [route.path, ...aliases]) {
+    const primary = path === route.path;
+    app.get(
+      path,
+      {
+        schema: primary
+          ? { ...schema, ...(also && { description: `Also answered at ${also}.` }) }
+          : { ...schema, hide: true },
+      },
+      async (request) => {
+        const { jobId } = request.params;
+        const { skip } = request.query;
+        const job = await jobs.service.getReadable(principal(request).accountId, jobId, route.kinds);
+        const base = `${config.publicUrl}${path.replace(':jobId', jobId)}`;
+        const page = route.paged
+          ? await jobs.items.page(job.id, skip ?? 0, route.pageSize ?? CRAWL_PAGE_SIZE, CRAWL_ANSWER_BYTES)
+          : undefined;
+        return pollAnswer(job, { skip, page, nextUrl: (n) => `${base}?skip=${n}` });
+      },
+    );
+  }
 }

@@ -1,52 +1,24 @@
-// The one transcript flow behind GET /v1/transcript and /v1/vidsite/transcript, for every platform:
-// mode=native → the platform's captions or 404 transcript_unavailable; generate → speech recognition
-// (after the 403/404 of a video that cannot be had); auto → captions, else speech recognition. The
-// 200 answer costs 1 credit through paid(); the speech path is a job with its own hold.
+// GET /v1/transcript and /v1/vidsite/transcript answer the transcript decision (media/transcripts.ts):
+// captions are a paid 200, a speech-recognition job a 202 {jobId}.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { prices } from '../billing/prices.js';
-import { AppError } from '../errors.js';
+import type { TranscriptAsk } from '../media/transcripts.js';
 import type { MediaRef } from '../sources/platform.js';
-import { shapeTranscript, type Transcript } from '../sources/transcript.js';
-import { paid } from './plugins/billing.js';
-import { submitSpeechTranscript } from './speech-submit.js';
-
-export type TranscriptMode = 'native' | 'auto' | 'generate';
-
-export interface TranscriptAsk {
-  lang?: string;
-  text: boolean;
-  chunkSize?: number;
-  mode: TranscriptMode;
-}
-
-/** Thrown out of paid()'s work (so nothing is debited) when auto mode must fall back to speech. */
-class NoNativeCaptions extends Error {}
+import type { SendAnswer } from './answer-body.js';
+import type { HttpContext } from './context.js';
+import { principal } from './plugins/auth.js';
+import { sendCharged, sendJobAccepted } from './plugins/billing.js';
 
 export async function answerTranscript(
+  transcripts: HttpContext['transcripts'],
   request: FastifyRequest,
   reply: FastifyReply,
   ref: MediaRef,
   ask: TranscriptAsk,
-): Promise<Transcript | FastifyReply> {
-  const { platforms } = request.server.services;
-  const platform = platforms.get(ref.platform);
-  const speech = () =>
-    submitSpeechTranscript(request, reply, { ref, lang: ask.lang, text: ask.text, chunkSize: ask.chunkSize });
-  if (ask.mode === 'generate') return speech();
-  try {
-    return await paid(request, reply, prices.syncRequest, 'Transcript', async () => {
-      try {
-        const native = await platform.nativeTranscript(ref, { lang: ask.lang });
-        return shapeTranscript(native, { text: ask.text, chunkSize: ask.chunkSize });
-      } catch (err) {
-        if (ask.mode === 'auto' && err instanceof AppError && err.code === 'transcript_unavailable') {
-          throw new NoNativeCaptions();
-        }
-        throw err;
-      }
-    });
-  } catch (err) {
-    if (err instanceof NoNativeCaptions) return speech();
-    throw err;
-  }
+  send: SendAnswer,
+): Promise<FastifyReply> {
+  const caller = { accountId: principal(request).accountId, requestId: request.id };
+  const outcome = await transcripts.transcript(caller, ref, ask);
+  if (outcome.kind === 'speech_job') return sendJobAccepted(reply, outcome.jobId, outcome);
+  sendCharged(reply, outcome.charged, outcome.remaining);
+  return send(reply, outcome.transcript);
 }

@@ -26,6 +26,8 @@ export class Attempt implements JobContext {
   held: number;
   /** The row is not this worker's any more: the run's outcome must not be recorded. */
   lost = false;
+  /** Its owner cancelled the job: it ends `cancelled`, not completed, failed or retried. */
+  cancelled = false;
   private controller: AbortController | undefined;
   private abortReason: unknown;
   private claiming: Promise<boolean> | null = null;
@@ -77,6 +79,12 @@ export class Attempt implements JobContext {
     }
     await this.host.hold(this.job, credits);
     this.held += credits;
+  }
+
+  /** Stops the run because its owner cancelled the job. */
+  cancel(): void {
+    this.cancelled = true;
+    this.abort(new AppError('conflict', 'the job was cancelled'));
   }
 
   abort(reason: unknown): void {

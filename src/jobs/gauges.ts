@@ -4,16 +4,16 @@ import { jobsActive, jobsByState, queueDepth } from '../metrics.js';
 import type { JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
 
-const JOB_STATES = ['queued', 'active', 'completed', 'failed'] as const;
+const JOB_STATES = ['queued', 'active', 'completed', 'failed', 'cancelled'] as const;
 
-export async function refreshJobGauges(jobs: { records: JobRecords; registry: JobRegistry }) {
-  const { byState, live } = await jobs.records.countsForGauges();
+export async function refreshJobGauges(records: JobRecords, registry: JobRegistry) {
+  const { byState, live } = await records.countsForGauges();
   jobsByState.reset();
   for (const state of JOB_STATES) jobsByState.labels(state).set(0);
   for (const row of byState) jobsByState.labels(row.status).set(row.n);
   queueDepth.reset();
   jobsActive.reset();
-  for (const { kind } of jobs.registry.all()) {
+  for (const { kind } of registry.all()) {
     queueDepth.labels(kind).set(0);
     jobsActive.labels(kind).set(0);
   }

@@ -40,6 +40,8 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
   runner.onEnded = (job) => {
     if (job.webhook_url) void webhooks.tick();
   };
+  // A cancel taken by this process's API reaches its own running attempts at once.
+  const unwatch = jobs.service.onCancelRequested((jobId) => runner.cancelHere(jobId));
   const sweep = async () => {
     await runner.sweep();
     const released = await services.ledger.releaseStaleRequestHolds(REQUEST_HOLD_MAX_AGE_MS);
@@ -48,6 +50,7 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
   await sweep().catch((err) => log.error({ err }, 'initial sweep failed'));
   const kinds = jobs.registry
     .all()
+    .filter((k) => k.runsHere?.() ?? true)
     .map((k) => ({ kind: k.kind, concurrency: jobs.registry.concurrencyOf(k.kind) }));
   await jobs.queue.start(kinds, runner);
   webhooks.start();
@@ -61,12 +64,14 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
     webhooks,
     async stop(graceMs = 25_000) {
       clearInterval(sweeper);
+      unwatch();
       const force = setTimeout(() => runner.abortAll(), graceMs);
       force.unref();
       await jobs.queue.drain();
       // Endings of the last jobs may still be committing (distributed queue): wait for them too.
       await runner.settle();
       clearTimeout(force);
+      runner.close();
       await webhooks.stop();
     },
   };

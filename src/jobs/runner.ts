@@ -9,6 +9,7 @@ import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
 import { Attempt, type AttemptHost } from './attempt.js';
+import { CancelWatch } from './cancel-watch.js';
 import { type AttemptOutcome, JobEndings } from './endings.js';
 import { classify } from './failures.js';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
@@ -64,6 +65,7 @@ function freshRow(id: string, fresh: FreshJob): JobRow {
     completed_at: null,
     duration_ms: null,
     result_expires_at: null,
+    cancel_requested_at: null,
   };
 }
 
@@ -78,6 +80,7 @@ export class JobRunner implements JobConsumer {
   private readonly attemptHost: AttemptHost;
   private readonly endings: JobEndings;
   private readonly sweeper: JobSweeper;
+  private readonly cancels: CancelWatch;
   /**
    * Claims by id arriving together (the distributed queue delivers one id per message) go to the
    * database as one statement on PostgreSQL. A job id twice among them goes to its first caller.
@@ -115,16 +118,42 @@ export class JobRunner implements JobConsumer {
       renew: (jobId) => records.heartbeat(jobId, this.workerId, settings.leaseMs),
       hold: (job, credits) =>
         db.transaction().execute(async (tx) => {
-          await ledger.hold(job.account_id, job.id, credits, 2, `Additional hold for ${job.kind} job`, tx);
+          await ledger.hold(
+            job.account_id,
+            job.id,
+            credits,
+            2,
+            `Additional hold for ${job.kind} job`,
+            job.kind,
+            tx,
+          );
           await records.addHeld(job.id, credits, tx);
         }),
       warn: (obj, msg) => log.warn(obj, msg),
     };
+    this.cancels = new CancelWatch({
+      workerId: this.workerId,
+      attempts: () => this.running,
+      requested: (workerId) => records.cancelRequestedOf(workerId),
+      warn: (obj, msg) => log.warn(obj, msg),
+    });
+    this.cancels.start();
+  }
+
+  /**
+   * Stops this process's run of a job whose owner just cancelled it (the API calls it when it runs
+   * in the same process; other workers find the request in the database within CANCEL_WATCH_MS).
+   */
+  cancelHere(jobId: string): boolean {
+    return this.cancels.cancelHere(jobId);
   }
 
   /** Called with each job once its end is recorded (processing.ts wakes the webhook sender). */
   set onEnded(hook: (job: EndedJob) => void) {
     this.endings.onEnded = hook;
+  }
+  get onEnded(): (job: EndedJob) => void {
+    return this.endings.onEnded;
   }
 
   claimDue(kind: string, limit: number) {
@@ -204,6 +233,11 @@ export class JobRunner implements JobConsumer {
    */
   async run(claimedOrFresh: JobRow, detachEnd = false): Promise<void> {
     const kind = this.registry.get(claimedOrFresh.kind);
+    if (claimedOrFresh.status === 'active' && claimedOrFresh.cancel_requested_at !== null) {
+      // Cancelled while it waited for a retry (or its worker died): it does not run again.
+      await this.end(claimedOrFresh, { ok: 'cancelled', result: undefined, cost: 0 });
+      return;
+    }
     if (!kind) {
       const message = `no handler for ${claimedOrFresh.kind}`;
       await this.end(claimedOrFresh, { ok: false, code: 'internal_error', message });
@@ -221,15 +255,21 @@ export class JobRunner implements JobConsumer {
       const result = await kind.run(attempt, input);
       await attempt.handlerDone();
       if (attempt.lost) return;
+      // Cancelled before it ended: what it returned is what it did by then, kept and billed.
       const end = this.end(
         { ...attempt.job, held: attempt.held },
-        { ok: true, result, cost: kind.cost(input, result) },
+        { ok: attempt.cancelled ? 'cancelled' : true, result, cost: kind.cost(input, result) },
       );
       await (detachEnd ? this.detach(end) : end);
     } catch (err) {
       await attempt.handlerFailed();
       if (attempt.lost) return;
       const job = attempt.job;
+      if (attempt.cancelled) {
+        const end = this.end({ ...job, held: attempt.held }, { ok: 'cancelled', result: undefined, cost: 0 });
+        await (detachEnd ? this.detach(end) : end);
+        return;
+      }
       const c = classify(err);
       const fields = { jobId: job.id, kind: job.kind, attempt: job.attempts, code: c.code };
       if (c.code === 'internal_error') this.log.error({ ...fields, err }, 'job attempt failed');
@@ -270,6 +310,11 @@ export class JobRunner implements JobConsumer {
     return this.endings.end(job, outcome);
   }
 
+  /** Stops looking for cancel requests (the process is stopping). */
+  close(): void {
+    this.cancels.stop();
+  }
+
   /** Recovers jobs of dead workers, re-sends lost messages, drops expired results (see sweeper.ts). */
   sweep(now = Date.now()): Promise<void> {
     return this.sweeper.sweep(now);
@@ -277,6 +322,7 @@ export class JobRunner implements JobConsumer {
 
   /** Aborts running handlers so they can be retried elsewhere (used on forced shutdown). */
   abortAll(): void {
+    this.cancels.stop();
     this.shutdown.abort();
     const reason = new AppError('service_unavailable', 'worker shutting down');
     for (const attempt of this.running) attempt.abort(reason);

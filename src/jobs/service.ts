@@ -7,9 +7,12 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { lockAccountRow } from '../store/account-lock.js';
 import { type Db, isUniqueViolation, type Tx } from '../store/db.js';
-import type { JobStatus, JobsTable } from '../store/schema.js';
+import { ENDED_JOB_STATES, type JobRow, type JobsTable } from '../store/schema.js';
+import { JobEndings } from './endings.js';
+import { refreshJobGauges } from './gauges.js';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
 import type { JobQueue, QueuedJob } from './queue.js';
+import type { JobListQuery } from './records/reads.js';
 import type { JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
 import type { PerAccountLimit } from './types.js';
@@ -57,6 +60,9 @@ export class JobService {
 
   /** Queue messages handed on and not yet sent. */
   private unsent = 0;
+  /** Who hears of a cancel request on a running job (this process's runner, if it runs jobs). */
+  private readonly cancelListeners = new Set<(jobId: string) => void>();
+  private endingsOfCancels: JobEndings | undefined;
 
   private readonly plainInserts = new MicroBatcher<Insertable<JobsTable>>(
     (rows) => this.records.insertMany(rows),
@@ -115,7 +121,15 @@ export class JobService {
         await this.db.transaction().execute(async (tx) => {
           await tx.insertInto('jobs').values(row).execute();
           if (estimate > 0) {
-            await this.ledger.hold(req.accountId, jobId, estimate, 1, `Hold for ${req.kind} job`, tx);
+            await this.ledger.hold(
+              req.accountId,
+              jobId,
+              estimate,
+              1,
+              `Hold for ${req.kind} job`,
+              req.kind,
+              tx,
+            );
           }
           if (kind.perAccount) await this.checkAccountLimit(tx, req.accountId, kind.perAccount, estimate > 0);
           if (key) {
@@ -255,8 +269,72 @@ export class JobService {
     return job;
   }
 
-  list(accountId: string, q: { status?: JobStatus; limit: number; offset: number }) {
+  /**
+   * Cancels a queued or running job of the caller. A queued one ends `cancelled` at once, its hold
+   * released and its webhook queued in one transaction (a worker that was about to start it finds it
+   * gone). A running one is asked to stop (cancel_requested_at): its worker aborts the attempt and
+   * ends it `cancelled` under its lease, billing what it had done (a crawl's pages) and releasing
+   * the rest; this waits up to CANCEL_WAIT_MS for that. `stopped` is false when the job still ran
+   * then (it stops shortly, or its worker died and the sweeper ends it). A job that ended already,
+   * or ends on its own before the worker sees the request, is a 409: it is never both.
+   */
+  async cancel(accountId: string, jobId: string): Promise<{ job: JobRow; stopped: boolean }> {
+    const deadline = Date.now() + CANCEL_WAIT_MS;
+    let asked = false;
+    for (;;) {
+      const job = await this.records.getForAccount(accountId, jobId);
+      if (!job) throw new AppError('not_found', 'job not found');
+      if (ENDED_JOB_STATES.includes(job.status)) {
+        if (asked && job.status === 'cancelled') return { job, stopped: true };
+        const what = job.status === 'cancelled' ? 'was already cancelled' : `has already ${job.status}`;
+        throw new AppError(
+          'conflict',
+          `Job ${jobId} ${what}; only a queued or active job can be cancelled`,
+          `status=${job.status}`,
+        );
+      }
+      if (job.status === 'queued') {
+        const ended = await this.cancelEndings().endWith(job, 0, (tx) =>
+          this.records.cancelUnheld(tx, job, this.defaults.resultTtlMs),
+        );
+        if (ended) return { job: ended, stopped: true };
+        continue; // a worker took it meanwhile: look again
+      }
+      if (!asked) {
+        // Not running any more (ended, or back in the queue for a retry): look again.
+        if (!(await this.records.requestCancel(job.id))) continue;
+        asked = true;
+        for (const listener of this.cancelListeners) listener(job.id);
+      }
+      if (Date.now() >= deadline) return { job, stopped: false };
+      await new Promise((r) => setTimeout(r, CANCEL_POLL_MS));
+    }
+  }
+
+  /** Calls `listener` with each job whose running attempt this process asks to stop; undoes it. */
+  onCancelRequested(listener: (jobId: string) => void): () => void {
+    this.cancelListeners.add(listener);
+    return () => this.cancelListeners.delete(listener);
+  }
+
+  private cancelEndings(): JobEndings {
+    this.endingsOfCancels ??= new JobEndings(
+      this.db,
+      this.records,
+      this.ledger,
+      'api',
+      this.defaults.resultTtlMs,
+    );
+    return this.endingsOfCancels;
+  }
+
+  list(accountId: string, q: JobListQuery) {
     return this.records.list(accountId, q);
+  }
+
+  /** Sets the job gauges of /metrics from the jobs table (every process reports the same numbers). */
+  refreshGauges(): Promise<void> {
+    return refreshJobGauges(this.records, this.registry);
   }
 }
 
@@ -264,6 +342,10 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Retry-After of a job refused by a per-account limit: about the time a short job takes. */
 const ACCOUNT_LIMIT_RETRY_AFTER_S = 5;
+
+/** How long a cancel waits for the worker of a running job to stop it before answering. */
+const CANCEL_WAIT_MS = 3000;
+const CANCEL_POLL_MS = 50;
 
 /** Queue messages a process may have on their way before submits wait for them. */
 const MAX_UNSENT = 10_000;

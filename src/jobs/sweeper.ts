@@ -1,10 +1,13 @@
 // The sweeper (worker side): recovers jobs whose worker died — back to the queue while attempts
-// remain, else failed with everything held released — re-sends queued jobs a queue lost, and drops
+// remain, else failed with everything held released, or cancelled if their owner asked — re-sends queued jobs a queue lost, and drops
 // expired results and idempotency keys.
 import type { Db } from '../store/db.js';
 import type { JobEndings } from './endings.js';
 import type { JobQueue } from './queue.js';
+import { foldJobCountDeltas } from './records/counts.js';
 import type { JobRecords } from './records.js';
+
+const FOLD_BATCH = 5000;
 
 interface Logger {
   warn(obj: object, msg: string): void;
@@ -27,6 +30,13 @@ export class JobSweeper {
    */
   async sweep(now = Date.now()): Promise<void> {
     for (const job of await this.records.expiredLeases(now)) {
+      if (job.cancel_requested_at !== null) {
+        // Its owner cancelled it and its worker died before stopping it: it ends here, not again.
+        await this.endings.endWith(job, 0, (tx) =>
+          this.records.cancelUnheld(tx, job, this.settings.resultTtlMs),
+        );
+        continue;
+      }
       if (job.attempts < job.max_attempts) {
         if (await this.records.requeueLost(job)) {
           this.log.warn(
@@ -53,6 +63,8 @@ export class JobSweeper {
       }
     }
     await this.records.expireResults(now);
+    // Several batches per sweep: a busy minute's deltas are folded in the next sweep or two.
+    for (let i = 0; i < 20; i++) if ((await foldJobCountDeltas(this.db, FOLD_BATCH)) < FOLD_BATCH) break;
     await this.db
       .deleteFrom('idempotency_keys')
       .where('created_at', '<', now - 24 * 3600_000)

@@ -8,8 +8,14 @@ export interface JobContext {
   readonly accountId: string;
   /** 1 on the first run. */
   readonly attempt: number;
-  /** Aborted when the job times out or the worker shuts down. */
+  /** Aborted when the job times out, the worker shuts down or its owner cancels it. */
   readonly signal: AbortSignal;
+  /**
+   * True once its owner cancelled it (the signal is aborted too). A handler whose partial work is
+   * worth keeping (a crawl's pages) returns it: the job ends `cancelled`, billed by `cost` for that
+   * result. A handler that throws instead ends it `cancelled` with nothing charged.
+   */
+  readonly cancelled: boolean;
   /**
    * Reserves more credits once the job knows its real size (e.g. media duration). At most one
    * extra hold per job; if the balance cannot cover it the job fails with insufficient_credits.
@@ -28,6 +34,11 @@ export interface JobKind<I = unknown, R = unknown> {
   cost(input: I, result: R): number;
   /** Jobs of this kind run at once per process (default 4). */
   readonly concurrency?: number;
+  /**
+   * Whether this process can run the kind (default yes). One that cannot still accepts such jobs
+   * but never claims them: they wait for a worker that can (speech recognition on some workers only).
+   */
+  runsHere?(): boolean;
   readonly maxAttempts?: number;
   /** Per-attempt time limit (default 10 minutes). */
   readonly timeoutMs?: number;

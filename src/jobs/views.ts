@@ -1,16 +1,30 @@
 // What a job looks like to its owner: the summary of /v1/jobs and the poll answer of each kind.
-// Webhooks send the same poll answer, so both are built here.
+// Webhooks send the same poll answer as the kind's poll route (which its route file registers).
 import type { JobRow } from '../store/schema.js';
 import type { ItemsPage } from './items.js';
+import type { JobSummaryRow } from './records/reads.js';
 
 export function parseResult(job: JobRow): unknown {
   return job.result === null ? null : JSON.parse(job.result);
 }
 
-export function jobSummary(job: JobRow) {
+/** The URL a job was started on, where its input has one (batches of ids have none). */
+function inputUrl(job: JobSummaryRow | JobRow): string | null {
+  if ('input_url' in job) return typeof job.input_url === 'string' ? job.input_url : null;
+  try {
+    const url = (JSON.parse(job.input) as { url?: unknown }).url;
+    return typeof url === 'string' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A listing's row (its URL read by the database) or a whole job row. */
+export function jobSummary(job: JobSummaryRow | JobRow) {
   return {
     id: job.id,
     queue: job.kind,
+    url: inputUrl(job),
     status: job.status,
     createdAt: job.created_at,
     completedAt: job.completed_at,
@@ -18,7 +32,7 @@ export function jobSummary(job: JobRow) {
     error: job.status === 'failed' ? job.error : null,
     attempts: job.attempts,
     maxAttempts: job.max_attempts,
-    credits: job.status === 'completed' || job.status === 'failed' ? (job.cost ?? 0) : job.held,
+    credits: job.status === 'queued' || job.status === 'active' ? job.held : (job.cost ?? 0),
   };
 }
 
@@ -30,6 +44,12 @@ const asObj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {}
 /** `{status, data, error}`: transcript and describe jobs. */
 function dataView(job: JobRow) {
   return { status: job.status, data: parseResult(job), error: errorText(job) };
+}
+
+/** A transcript job: `{status, data, error}`, and `result` (the same as `data`) where the hosted API's SDKs read it. */
+function transcriptView(job: JobRow) {
+  const view = dataView(job);
+  return { ...view, result: view.data };
 }
 
 /** The OCR shape: `pending` while queued, attempts, segments and their rendering. */
@@ -101,7 +121,8 @@ function crawlView(job: JobRow, opts: ViewOptions) {
   const r = asObj(parseResult(job));
   const page = opts.page;
   return {
-    status: job.status,
+    // `scraping` until it ends, as the hosted API (and its SDKs) name a crawl's running states.
+    status: job.status === 'queued' || job.status === 'active' ? 'scraping' : job.status,
     pages: page?.items ?? [],
     total: page?.total ?? (r.pagesScraped as number) ?? 0,
     failures: (r.failures as unknown[]) ?? [],
@@ -110,46 +131,18 @@ function crawlView(job: JobRow, opts: ViewOptions) {
   };
 }
 
-export interface PollRoute {
-  /** Path under which jobs of these kinds are polled, with `:jobId`. */
-  path: string;
-  kinds: readonly string[];
-  summary: string;
-  /** Also answered here (hidden from OpenAPI), e.g. the /v1/youtube/* twin. */
-  aliases?: readonly string[];
-  /** Its answer shows a slice of the job's items, from `?skip=`. */
-  paged?: boolean;
-  /** Most items in one answer when paged (default CRAWL_PAGE_SIZE; the byte budget applies too). */
-  pageSize?: number;
-  view(job: JobRow, opts: ViewOptions): Record<string, unknown>;
-}
+/** Each kind's poll shape; a kind not named here answers `{status, data, error}`. */
+const VIEWS: Readonly<Record<string, (job: JobRow, opts: ViewOptions) => Record<string, unknown>>> = {
+  transcript: transcriptView,
+  describe: dataView,
+  ocr: ocrView,
+  extract: extractView,
+  crawl: crawlView,
+  transcript_batch: batchView,
+  video_batch: batchView,
+};
 
-/** Poll routes, one per family of kinds (DESIGN §4). A job of another kind is a 404 there. */
-export const pollRoutes: readonly PollRoute[] = [
-  { path: '/v1/transcript/:jobId', kinds: ['transcript'], summary: 'Poll a transcript job', view: dataView },
-  { path: '/v1/video/ocr/:jobId', kinds: ['ocr'], summary: 'Poll an OCR job', view: ocrView },
-  { path: '/v1/video/describe/:jobId', kinds: ['describe'], summary: 'Poll a describe job', view: dataView },
-  { path: '/v1/extract/:jobId', kinds: ['extract'], summary: 'Poll an extract job', view: extractView },
-  {
-    path: '/v1/web/crawl/:jobId',
-    kinds: ['crawl'],
-    summary: 'Poll a crawl job: pages from ?skip=N, and `next` while more remain',
-    paged: true,
-    view: crawlView,
-  },
-  {
-    path: '/v1/vidsite/batch/:jobId',
-    aliases: ['/v1/youtube/batch/:jobId'],
-    kinds: ['transcript_batch', 'video_batch'],
-    summary: 'Poll a transcript or video batch job: results from ?skip=N, and `next` while more remain',
-    paged: true,
-    pageSize: BATCH_PAGE_SIZE,
-    view: batchView,
-  },
-];
-
-/** The poll answer of any job: that of its kind's route, or `{status, data, error}`. */
+/** The poll answer of any job: the shape of its kind (its poll route and its webhooks send it). */
 export function pollAnswer(job: JobRow, opts: ViewOptions = {}) {
-  const route = pollRoutes.find((r) => r.kinds.includes(job.kind));
-  return (route ? route.view(job, opts) : dataView(job)) as Record<string, unknown>;
+  return (VIEWS[job.kind] ?? dataView)(job, opts) as Record<string, unknown>;
 }

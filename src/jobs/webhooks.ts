@@ -8,7 +8,7 @@ import type { Db, Dialect, Tx } from '../store/db.js';
 import type { JobRow, WebhookDeliveryRow } from '../store/schema.js';
 import { pollAnswer } from './views.js';
 
-export type WebhookEvent = 'job.completed' | 'job.failed';
+export type WebhookEvent = 'job.completed' | 'job.failed' | 'job.cancelled';
 
 /** `v1,<base64 HMAC-SHA256(id.timestamp.body)>` with the secret's bytes (after `whsec_`). */
 export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
@@ -19,7 +19,7 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
 /** Queues the webhook of a job that just ended (its final row), inside the transaction that ended it. */
 export async function enqueueWebhook(tx: Tx, ended: JobRow): Promise<void> {
   if (!ended.webhook_url) return;
-  const event: WebhookEvent = ended.status === 'completed' ? 'job.completed' : 'job.failed';
+  const event: WebhookEvent = `job.${ended.status as 'completed' | 'failed' | 'cancelled'}`;
   const now = Date.now();
   const payload = JSON.stringify({
     type: event,

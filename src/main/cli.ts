@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The one `unfurl` binary: server commands (serve, worker, migrate, admin) and client commands
 // (src/main/client/: login, transcript, crawl, … through the SDK).
+import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { CLIENT_COMMAND_NAMES } from './client/names.js';
 
@@ -13,18 +14,47 @@ commands:
   worker                run jobs and send webhooks (BullMQ with REDIS_URL, else the jobs table)
   migrate               bring the database schema up to date and exit
   admin credits grant|clawback --email E --amount N --reason TEXT
-  help                  this text`;
+  mcp                   an MCP server on stdio for LLM agents (UNFURL_API_KEY, UNFURL_API_URL)
+  help                  this text
+  --version             the version of this unfurl`;
+
+const SERVER_COMMAND_NAMES = ['serve', 'worker', 'migrate', 'admin', 'mcp', 'help'];
+
+async function fullHelp(): Promise<string> {
+  return `${HELP}\n\n${(await import('./client/index.js')).clientHelp()}`;
+}
+
+/** The version in package.json (beside dist/ and src/ alike: two levels up from this file). */
+function version(): string {
+  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+}
+
+/** The whole help, led by the nearest command name when the mistake looks like a typo. */
+async function unknownCommand(command: string): Promise<number> {
+  const { closest } = await import('./client/suggest.js');
+  const guess = closest(command, [...SERVER_COMMAND_NAMES, ...CLIENT_COMMAND_NAMES]);
+  const hint = guess ? ` (did you mean "${guess}"?)` : '';
+  console.error(`unknown command "${command}"${hint}\n\n${await fullHelp()}`);
+  return 2;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help') {
-    console.log(`${HELP}\n\n${(await import('./client/index.js')).clientHelp()}`);
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    console.log(await fullHelp());
     return command ? 0 : 2;
+  }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    console.log(`unfurl ${version()}`);
+    return 0;
   }
   // Client commands talk to a server through the SDK: no server configuration is read for them.
   if ((CLIENT_COMMAND_NAMES as readonly string[]).includes(command)) {
     return (await import('./client/index.js')).runClient(command, rest);
   }
+  if (command === 'mcp') return (await import('./mcp.js')).mcp();
+  if (!SERVER_COMMAND_NAMES.includes(command)) return unknownCommand(command);
   const config = loadConfig();
   switch (command) {
     case 'serve':
@@ -54,8 +84,7 @@ async function main(argv: string[]): Promise<number> {
     case 'admin':
       return (await import('./admin.js')).admin(config, rest);
     default:
-      console.error(`unknown command "${command}"\n\n${HELP}`);
-      return 2;
+      return unknownCommand(command);
   }
 }
 

@@ -1,22 +1,32 @@
 // `unfurl serve`: the API process. In embedded mode (no REDIS_URL) it also runs the jobs. On
 // SIGTERM/SIGINT it stops taking requests, finishes those in flight, drains running jobs, then
 // closes the database.
-import type { Config } from '../config.js';
-import { type BuildOptions, buildApp } from '../http/app.js';
+
+import type { FastifyInstance } from 'fastify';
+import { type Config, ConfigError } from '../config.js';
+import { buildApp } from '../http/app.js';
 import { type JobProcessing, startJobProcessing } from '../jobs/processing.js';
 import { createServices, type Services } from '../services.js';
+import { logDestination } from './log-format.js';
 import { onShutdownSignal } from './signals.js';
 
 export interface ProcessHooks {
   /** Runs once the services exist, before anything starts (e.g. register extra job kinds). */
   setup?(services: Services): void;
-  extraRoutes?: BuildOptions['extraRoutes'];
+  /** Routes added after the built-in ones (test kinds' POSTs), given the whole of the services. */
+  extraRoutes?(app: FastifyInstance, services: Services): void | Promise<void>;
 }
 
 export async function serve(config: Config, hooks: ProcessHooks = {}): Promise<void> {
   const services = await createServices(config);
   hooks.setup?.(services);
-  const app = await buildApp(services, { extraRoutes: hooks.extraRoutes });
+  const extraRoutes = hooks.extraRoutes;
+  const logStream = logDestination(config);
+  const app = await buildApp(services, {
+    ...(logStream && { logStream }),
+    ...(extraRoutes && { extraRoutes: (a: FastifyInstance) => extraRoutes(a, services) }),
+  });
+  if (config.allowPrivateNetwork) app.log.warn(PRIVATE_NETWORK_WARNING);
   if (config.checkout === 'test') {
     app.log.warn(
       'UNFURL_CHECKOUT=test: purchases complete WITHOUT payment (set STRIPE_SECRET_KEY for real payments)',
@@ -29,9 +39,35 @@ export async function serve(config: Config, hooks: ProcessHooks = {}): Promise<v
     await processing?.stop();
     await services.close();
   });
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await processing?.stop();
+    await services.close();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new ConfigError(
+        'PORT',
+        `port ${config.port} on ${config.host} is already in use (another unfurl?): stop it, or start this one with PORT=<another port>`,
+      );
+    }
+    throw err;
+  }
+  // PORT=0 (tests) listens on a port chosen now: the address says which.
+  const site = config.port === 0 ? address : config.publicUrl;
   app.log.info(
-    { address, database: services.store.dialect, queue: services.jobs.queue.name, jobs: Boolean(processing) },
+    {
+      address,
+      dashboard: `${site}/`,
+      docs: `${site}/docs`,
+      database: services.store.dialect,
+      queue: services.jobs.queue.name,
+      jobs: Boolean(processing),
+    },
     'unfurl listening',
   );
+  app.log.info(`dashboard: ${site}/  ·  API docs: ${site}/docs`);
 }
+
+export const PRIVATE_NETWORK_WARNING =
+  'UNFURL_ALLOW_PRIVATE_NETWORK is on: URLs may reach loopback and private addresses (this machine and its network). For tests only; never on a public server';

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import type { Platforms } from '../sources/platforms.js';
 import type { MediaFetcher, MediaSources } from './ai/job-media.js';
-import { createAiProviders } from './ai/providers.js';
+import type { AiProviders } from './ai/providers.js';
 import { registerDescribe } from './describe-job.js';
 import { registerExtract } from './extract-job.js';
 import { recogniseBatch } from './ocr/tesseract.js';
@@ -19,13 +19,12 @@ export interface AiJobServices {
   readonly jobs: { readonly registry: JobRegistry };
   readonly downloader: MediaFetcher;
   readonly scratch: Scratch;
-  onClose(hook: () => Promise<void>): void;
+  /** The process's AI providers (services.ts makes them, and closes them). */
+  readonly ai: AiProviders;
 }
 
 export function registerAiJobs(services: AiJobServices): void {
-  const ai = createAiProviders(services.config);
-  services.onClose(() => ai.close());
-  const { platforms } = services;
+  const { platforms, ai } = services;
   const sources: MediaSources = {
     locate: (url, signal) => platforms.locate(url, signal),
     nativeTranscript: (ref, request) => platforms.get(ref.platform).nativeTranscript(ref, request),
@@ -37,7 +36,6 @@ export function registerAiJobs(services: AiJobServices): void {
     scratch: services.scratch,
     ai,
     settings: {
-      maxUploadBytes: services.config.ai.asrMaxUploadBytes,
       maxMediaSeconds: services.config.ai.maxMediaSeconds,
       jobBudgetMs: services.config.ai.jobBudgetMs,
     },

@@ -15,6 +15,8 @@ import { recogniseSpeech } from './asr/recognise.js';
 export interface SpeechJobInput {
   /** The video's canonical URL (located again when the job runs: media URLs expire). */
   url: string;
+  /** The language the caller asked for: a hint to the recogniser, which reports what it heard. */
+  lang?: string;
   text?: boolean;
   chunkSize?: number;
   /** What the platform said the media lasts when the job was submitted (null: unknown). */
@@ -23,6 +25,7 @@ export interface SpeechJobInput {
 
 export const SpeechJobInputSchema = Type.Object({
   url: Type.String(),
+  lang: Type.Optional(Type.String({ maxLength: 35 })),
   text: Type.Optional(Type.Boolean()),
   chunkSize: Type.Optional(Type.Integer()),
   durationSec: Type.Union([Type.Number(), Type.Null()]),
@@ -45,11 +48,13 @@ export function registerSpeechTranscripts(deps: AiJobDeps): void {
     perAccount: 'mediaJobs',
     inputSchema: SpeechJobInputSchema,
     concurrency: 2,
+    // A process without speech recognition leaves these jobs to the workers that have it.
+    runsHere: () => deps.ai.speech !== null,
     timeoutMs: aiJobTimeoutMs(settings),
     estimate,
     dedupeKey: (input) =>
       createHash('sha256')
-        .update(JSON.stringify([input.url, input.text ?? false, input.chunkSize ?? null]))
+        .update(JSON.stringify([input.url, input.text ?? false, input.chunkSize ?? null, input.lang ?? null]))
         .digest('hex'),
     cost: (input, result) => measured.get(result) ?? estimate(input),
     run: (ctx, input) =>
@@ -58,10 +63,12 @@ export function registerSpeechTranscripts(deps: AiJobDeps): void {
         if (!media.probed.hasAudio) {
           throw permanent('The media has no sound to recognise', 'transcript_unavailable');
         }
+        const recogniser = deps.ai.speech;
+        if (!recogniser) throw permanent('Speech recognition is not configured here', 'provider_unavailable');
         const speech = await recogniseSpeech(media.file, {
-          client: deps.ai.asr,
+          recogniser,
           dir,
-          maxUploadBytes: settings.maxUploadBytes,
+          ...(input.lang && { lang: input.lang }),
           maxSeconds: settings.maxMediaSeconds,
           budget: budget(settings.jobBudgetMs),
           signal: ctx.signal,

@@ -84,9 +84,17 @@ export interface SafeFetcherOptions {
  * redirects) can lead there, so it is their bad input: 400 naming the parameter, wherever it surfaces
  * (a route, a job's failure, a crawl's page failures, a media download).
  */
+/** Said with every refusal of a private address: the switch an operator testing locally is looking for. */
+const PRIVATE_HINT =
+  ' (only public addresses are fetched; a server run for local tests can allow private ones with UNFURL_ALLOW_PRIVATE_NETWORK=true)';
+
 export class BlockedAddressError extends AppError {
   constructor(host: string, param = 'url') {
-    super('invalid_request', `Invalid parameter '${param}': ${host} resolves to a non-public address`, param);
+    super(
+      'invalid_request',
+      `Invalid parameter '${param}': ${host} resolves to a non-public address${PRIVATE_HINT}`,
+      param,
+    );
     this.name = 'BlockedAddressError';
   }
 }
@@ -160,12 +168,16 @@ export class SafeFetcher {
     if (isIP(host) && !this.allowPrivateNetwork && !isPublicAddress(host)) {
       throw new AppError(
         'invalid_request',
-        `Invalid parameter '${param}': private or reserved address`,
+        `Invalid parameter '${param}': private or reserved address${PRIVATE_HINT}`,
         param,
       );
     }
     if (!this.allowPrivateNetwork && /(^|\.)(localhost|localdomain|internal)$/i.test(host)) {
-      throw new AppError('invalid_request', `Invalid parameter '${param}': private host name`, param);
+      throw new AppError(
+        'invalid_request',
+        `Invalid parameter '${param}': private host name${PRIVATE_HINT}`,
+        param,
+      );
     }
     return url;
   }

@@ -1,5 +1,7 @@
 // The contract every video platform folder implements, and what the media pipeline (speech
-// recognition, OCR, describe, extract) needs from it: where the media of a URL can be downloaded.
+// recognition, OCR, describe, extract) needs from it: where the media of a URL can be downloaded;
+// and the post's metadata in the one shape every platform shares.
+import type { PostMetadata } from './post-metadata.js';
 import type { NativeTranscript } from './transcript.js';
 
 export type PlatformName = 'youtube' | 'tiktok' | 'instagram' | 'x' | 'facebook' | 'direct';
@@ -39,6 +41,8 @@ export interface Platform {
   nativeTranscript(ref: MediaRef, request: NativeTranscriptRequest): Promise<NativeTranscript>;
   /** The media file of the video (403/404 AppErrors for private, removed, …). */
   locateMedia(ref: MediaRef, signal?: AbortSignal): Promise<MediaLocation>;
+  /** The post or video in the shared metadata shape (404 not_found when there is no such post). */
+  metadata(ref: MediaRef, signal?: AbortSignal): Promise<PostMetadata>;
   /**
    * Optional, cheaper than locateMedia: throws the 403/404 AppErrors of a video that cannot be had
    * (checked before speech recognition is handed the video). Without it, locateMedia is asked.

@@ -9,15 +9,17 @@ import { DirectPlatform } from './direct/platform.js';
 import { FacebookPlatform } from './facebook/platform.js';
 import { InstagramPlatform } from './instagram/platform.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform, PlatformName } from './platform.js';
+import type { PostMetadata } from './post-metadata.js';
 import { TikTokPlatform } from './tiktok/platform.js';
 import type { NativeTranscript } from './transcript.js';
 import { XPlatform } from './x/platform.js';
 import { PLAYER_CLIENTS } from './youtube/client.js';
 import { parsePlatformUrl, parseVideoId } from './youtube/ids.js';
 import { CLIENTS } from './youtube/innertube.js';
-import { parsePlayer, playabilityError } from './youtube/player.js';
+import { PLAYER_MEMBERS, parsePlayer, playabilityError } from './youtube/player.js';
+import { youtubeMetadata } from './youtube/post-metadata.js';
 import type { YouTube } from './youtube/service.js';
-import { type PlayerStream, parseStreams, pickStream } from './youtube/streams.js';
+import { type PlayerStream, parseStreams, pickStream, STREAM_MEMBERS } from './youtube/streams.js';
 
 export interface PlatformsDeps {
   youtube: YouTube;
@@ -62,6 +64,11 @@ export class YouTubePlatform implements Platform {
     await this.playable(ref.id);
   }
 
+  async metadata(ref: MediaRef): Promise<PostMetadata> {
+    const { video, watch } = await this.youtube.videoPage(ref.id);
+    return youtubeMetadata(video, watch);
+  }
+
   async locateMedia(ref: MediaRef): Promise<MediaLocation> {
     const { client, streams, durationSec } = await this.playable(ref.id);
     const stream = pickStream(streams, 'video');
@@ -93,7 +100,7 @@ export class YouTubePlatform implements Platform {
           const raw = await this.youtube.innertube.call(
             'player',
             { videoId: id, contentCheckOk: true, racyCheckOk: true },
-            { client },
+            { client, members: [...PLAYER_MEMBERS, ...STREAM_MEMBERS] },
           );
           return { player: parsePlayer(raw), streams: parseStreams(raw) };
         });
@@ -179,6 +186,15 @@ export class Platforms {
     const ref = await this.recognise(raw, signal);
     const location = await this.get(ref.platform).locateMedia(ref, signal);
     return { ref, location };
+  }
+
+  /**
+   * The post or video a URL names in the shared metadata shape: 400 naming `url` for a URL no
+   * platform takes, 404 for a post or video that does not exist (or no media file at a file URL).
+   */
+  async metadataOf(raw: string, signal?: AbortSignal): Promise<PostMetadata> {
+    const ref = await this.recognise(raw, signal);
+    return this.get(ref.platform).metadata(ref, signal);
   }
 
   /** Throws when the video cannot be had at all (before speech recognition is asked to run). */

@@ -1,6 +1,7 @@
 // The Transcript shape of the API, shared by every platform: cues become chunks {text, offset,
 // duration, lang} (ms), merged up to `chunkSize` characters on sentence, else word, boundaries, or
 // one string with `text=true`. Default: the platform's cues unmerged. Pure.
+import { invalid } from '../errors.js';
 
 export interface TranscriptCue {
   text: string;
@@ -29,6 +30,16 @@ export interface ShapeOptions {
   text?: boolean;
   /** Most characters per chunk (50–10000); unset: cues as the platform cut them. */
   chunkSize?: number;
+}
+
+const LANGUAGE_CODE = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/;
+
+/** A language code as the API takes them (en, pt-BR, zh-Hans), else a 400 naming `param`. */
+export function checkLanguageCode(code: string, param = 'lang'): string {
+  if (code.length > 35 || !LANGUAGE_CODE.test(code)) {
+    throw invalid(param, 'a language code such as es, pt-BR or zh-Hans');
+  }
+  return code;
 }
 
 const SENTENCE_END = /[.!?…。！？]["'”’)\]]*$/;

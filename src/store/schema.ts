@@ -36,6 +36,37 @@ export interface CreditTransactionsTable {
   /** 1 when the entry was capped (a clawback larger than the balance). */
   flagged: Generated<number>;
   created_at: number;
+  /** What the credits were for: a job's kind or a request's operation (scrape, crawl, …); '' for grants, purchases and clawbacks. */
+  operation: string | null;
+}
+
+/**
+ * Sums of the ledger per account, period ('hour', 'day': UTC, starting at `start` in Unix ms; 'all':
+ * all time, start 0), type and operation.
+ */
+export interface LedgerSumsTable {
+  account_id: string;
+  period: 'hour' | 'day' | 'all';
+  start: number;
+  type: string;
+  operation: string;
+  amount: number;
+  entries: number;
+}
+
+/** Jobs per account and status, as of the last fold of job_count_deltas. */
+export interface JobCountsTable {
+  account_id: string;
+  status: string;
+  n: number;
+}
+
+/** ±1 per job insert, delete or status change (written by a trigger), not yet folded into job_counts. */
+export interface JobCountDeltasTable {
+  id: Generated<number>;
+  account_id: string;
+  status: string;
+  delta: number;
 }
 
 export interface CheckoutsTable {
@@ -53,7 +84,10 @@ export interface CheckoutsTable {
   confirm_token: string | null;
 }
 
-export type JobStatus = 'queued' | 'active' | 'completed' | 'failed';
+export type JobStatus = 'queued' | 'active' | 'completed' | 'failed' | 'cancelled';
+
+/** The states a job ends in. */
+export const ENDED_JOB_STATES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
 
 export interface JobsTable {
   id: string;
@@ -86,6 +120,8 @@ export interface JobsTable {
   completed_at: number | null;
   duration_ms: number | null;
   result_expires_at: number | null;
+  /** When its owner asked to cancel it while it ran (its worker stops it and ends it cancelled). */
+  cancel_requested_at: number | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -129,6 +165,8 @@ export interface RequestHoldsTable {
   request_id: string;
   account_id: string;
   amount: number;
+  /** The request's operation, for its release and settlement (null: held before it was recorded). */
+  operation: string | null;
   created_at: number;
 }
 
@@ -142,6 +180,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   job_items: JobItemsTable;
   request_holds: RequestHoldsTable;
+  ledger_sums: LedgerSumsTable;
+  job_counts: JobCountsTable;
+  job_count_deltas: JobCountDeltasTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -97,7 +97,16 @@ const RULES: Array<{ from: string; not: string[]; why: string }> = [
   { from: 'net/', not: [...SERVICE_LAYERS, 'store/'], why: 'the outbound layer knows no service' },
   { from: 'sources/', not: ['http/', 'main/', 'services.ts'], why: 'platforms know nothing of HTTP routes' },
   { from: 'media/', not: ['http/', 'main/', 'services.ts'], why: 'media work knows nothing of HTTP routes' },
-  { from: 'http/', not: ['store/', 'main/'], why: 'routes reach data through services, never the store' },
+  {
+    from: 'http/',
+    not: ['store/', 'main/', 'services.ts'],
+    why: 'routes reach data through the narrow HttpContext (http/context.ts), never the store or the whole of the services',
+  },
+  {
+    from: 'mcp/',
+    not: [...SERVICE_LAYERS, 'store/', 'net/'],
+    why: 'MCP tools reach Unfurl only through its HTTP API',
+  },
   { from: '', not: ['main/'], why: 'only entry points live in main/' },
 ];
 
@@ -133,6 +142,18 @@ describe('the layers of src/', () => {
       (f) => f.startsWith('http/') && /\brequest\.(query|body|params|headers)\s+as\b/.test(texts.get(f)!),
     );
     expect(casts).toEqual([]);
+  });
+
+  it('keeps the database, Redis, Stripe and the queue out of http/: no import of their packages', () => {
+    const backends = /^(kysely|ioredis|stripe|bullmq|better-sqlite3|pg)(\/|$)/;
+    const broken: string[] = [];
+    for (const f of files.filter((f) => f.startsWith('http/'))) {
+      for (const m of texts.get(f)!.matchAll(IMPORT)) {
+        const spec = m[1] ?? m[2] ?? m[3]!;
+        if (backends.test(spec)) broken.push(`${f} → ${spec}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it('reads the environment only in config.ts and the entry points of main/', () => {

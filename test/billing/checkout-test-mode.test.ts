@@ -56,6 +56,8 @@ describe('GET /v1/credits/packages', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.json()).toEqual({
+      // How a purchase is paid on this server: the dashboard's test-mode banner reads it.
+      checkout: 'test',
       packages: [
         { id: 'credits_500', credits: 500, priceUsd: '5.00' },
         { id: 'credits_2000', credits: 2000, priceUsd: '15.00' },

@@ -141,7 +141,7 @@ describe('the hold of a paid request', () => {
     const { accountId } = await accountWithBalance(t.services, 5);
     const { ledger } = t.services;
     // A process holds for a request, then dies before ending it.
-    expect(await ledger.holdRequest(accountId, 'req_died_mid_work', 1, 'Scrape')).toBe(4);
+    expect(await ledger.holdRequest(accountId, 'req_died_mid_work', 1, 'Scrape', 'scrape')).toBe(4);
     expect(await ledger.releaseStaleRequestHolds(REQUEST_HOLD_MAX_AGE_MS)).toBe(0);
     expect(await ledger.balance(accountId)).toBe(4);
     const later = Date.now() + REQUEST_HOLD_MAX_AGE_MS + 1;
@@ -162,11 +162,13 @@ describe('the upstream work that sizes a job (here: following a short link)', ()
     // The short-video platform's stand-in: every short link redirects to a video page.
     platform = await startServer((req, res) => {
       followed.push(req.url ?? '');
-      // Slow enough that every lookup of a burst is in flight at once.
+      // Slow enough that every request of a burst asks for its hold while the first lookup is still in
+      // flight, even on a busy machine with PostgreSQL (at 150 ms a late request of the ten could hold
+      // the credit the first had just given back, and fetch a second time).
       setTimeout(() => {
         res.writeHead(302, { location: 'https://www.tiktok.com/@someone/video/7300000000000000001' });
         res.end();
-      }, 150);
+      }, 1500);
     });
     app = await createTestApp({
       UNFURL_ALLOW_PRIVATE_NETWORK: 'true',

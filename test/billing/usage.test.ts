@@ -82,7 +82,15 @@ describe('GET /v1/account/usage', () => {
       ['grant', 100],
     ]);
     for (const x of all.transactions) {
-      expect(Object.keys(x).sort()).toEqual(['amount', 'created_at', 'description', 'id', 'job_id', 'type']);
+      expect(Object.keys(x).sort()).toEqual([
+        'amount',
+        'created_at',
+        'description',
+        'id',
+        'job_id',
+        'operation',
+        'type',
+      ]);
       expect(x.id).toMatch(/^txn_/);
       expect(Number.isInteger(x.created_at)).toBe(true);
       expect(Math.abs(x.created_at - Date.now())).toBeLessThan(60_000);

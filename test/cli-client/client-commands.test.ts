@@ -150,7 +150,10 @@ describe('data commands', () => {
     const out = path.join(u.dir, 'site');
     const r = await u.run('crawl', `${s.site.url}/docs`, '--out', out, '--limit', '50', '--max-depth', '1');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe(`50 pages written to ${out}`);
+    // The summary ends with the time it took and what it cost (1 + 50 pages).
+    const summary = r.stdout.trim();
+    expect(summary.startsWith(`50 pages written to ${out} in `), summary).toBe(true);
+    expect(summary).toMatch(/ in \d+\.\d s, 51 credits$/);
     expect(r.stderr).toBe('');
     const files = fs.readdirSync(path.join(out, 'docs', 'p'));
     expect(fs.existsSync(path.join(out, 'docs.md'))).toBe(true);
@@ -169,7 +172,13 @@ describe('data commands', () => {
     const j = json(
       await u.run('crawl', `${s.site.url}/docs`, '--out', `${out}2`, '--limit', '150', '--json'),
     );
-    expect(j).toMatchObject({ status: 'completed', pages: SITE_PAGES + 1, out: `${out}2` });
+    expect(j).toMatchObject({
+      status: 'completed',
+      pages: SITE_PAGES + 1,
+      out: `${out}2`,
+      credits: SITE_PAGES + 2,
+    });
+    expect(j.elapsedMs).toBeGreaterThan(0);
     expect(j.files).toContain('docs/p/119.md');
   });
 
@@ -182,7 +191,7 @@ describe('data commands', () => {
     const table = await u.run('jobs');
     expect(table.code, table.stderr).toBe(0);
     const [header, row] = table.stdout.split('\n');
-    expect(header).toMatch(/^ID\s+KIND\s+STATUS\s+CREATED\s+DURATION\s+CREDITS\s+ERROR$/);
+    expect(header).toMatch(/^ID\s+KIND\s+STATUS\s+CREATED\s+DURATION\s+CREDITS\s+URL\s+ERROR$/);
     expect(row).toMatch(new RegExp(`^${crawl.jobId}\\s+crawl\\s+completed\\s+\\d{4}-`));
     expect(json(await u.run('jobs', '--json')).jobs.map((j: { id: string }) => j.id)).toEqual([crawl.jobId]);
     const usage = await u.run('usage', '--limit', '50');

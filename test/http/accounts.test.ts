@@ -214,3 +214,48 @@ describe('API keys', () => {
     expect(missing.json().error).toBe('not_found');
   });
 });
+
+describe('x-api-key (as the Supadata SDKs send the key)', () => {
+  const get = (headers: Record<string, string>) =>
+    t.call(null, { method: 'GET', url: '/v1/account', headers });
+
+  it('is accepted wherever Authorization: Bearer is, with the same checks and errors', async () => {
+    const { apiKey, accountId } = await t.register();
+    const byHeader = await get({ 'x-api-key': apiKey });
+    expect(byHeader.statusCode).toBe(200);
+    expect(byHeader.json().id).toBe(accountId);
+    // The same key in both headers is one caller.
+    expect((await get({ 'x-api-key': apiKey, authorization: `Bearer ${apiKey}` })).statusCode).toBe(200);
+    // Rate-limit headers come with it, as with a bearer.
+    expect(byHeader.headers.ratelimit).toBeDefined();
+
+    const wrong = await get({ 'x-api-key': `${apiKey.slice(0, -1)}x` });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json()).toMatchObject({
+      error: 'unauthorized',
+      message: 'Invalid, revoked or expired API key',
+    });
+    expect((await get({ 'x-api-key': '' })).json()).toMatchObject({ error: 'unauthorized' });
+  });
+
+  it('a request naming two different keys is a 400 naming x-api-key, before either is used', async () => {
+    const a = await t.register();
+    const b = await t.register();
+    const res = await get({ 'x-api-key': a.apiKey, authorization: `Bearer ${b.apiKey}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_request', details: 'x-api-key' });
+    for (const key of [a.apiKey, b.apiKey]) {
+      expect((await t.call(key, { method: 'GET', url: '/v1/account' })).json().credits).toBe(100);
+    }
+  });
+
+  it('a revoked key fails through x-api-key too', async () => {
+    const { apiKey } = await t.register();
+    const created = (
+      await t.call(apiKey, { method: 'POST', url: '/v1/keys/create', payload: { name: 'short-lived' } })
+    ).json();
+    expect((await get({ 'x-api-key': created.key })).statusCode).toBe(200);
+    await t.call(apiKey, { method: 'DELETE', url: `/v1/keys/${created.id}` });
+    expect((await get({ 'x-api-key': created.key })).statusCode).toBe(401);
+  });
+});

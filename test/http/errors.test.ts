@@ -94,7 +94,10 @@ describe('error answers', () => {
       expect(body.message).toContain('/v1/no/such/route');
       expect(body.message).not.toContain('x=1');
     }
-    expectError(await call(key, { method: 'PATCH', url: '/v1/keys' }), 404, 'not_found');
+    // A path that exists with another method is a 405 instead (test/http/api-contract.test.ts).
+    const wrong = await call(key, { method: 'PATCH', url: '/v1/keys' });
+    expectError(wrong, 405, 'method_not_allowed');
+    expect(wrong.headers.allow).toBe('GET');
   });
 
   it('broken or empty JSON → 400 invalid_request', async () => {
@@ -255,7 +258,12 @@ describe('documentation and system endpoints', () => {
     expect(spec.openapi).toBe('3.1.0');
     expect(spec.info.version).toBe('0.1.0');
     expect(spec.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(spec.security).toEqual([{ bearer: [] }]);
+    expect(spec.components.securitySchemes.apiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+    });
+    expect(spec.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
     const paths = Object.keys(spec.paths);
     for (const p of [
       '/v1/auth/register',

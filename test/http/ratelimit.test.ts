@@ -46,8 +46,8 @@ describe('per-key token bucket', () => {
         UNFURL_ACCOUNT_RATE_LIMIT_BURST: '100000',
       },
       {
-        extraRoutes: (app: FastifyInstance) => {
-          paidTestRoutes(app);
+        extraRoutes: (app, services) => {
+          paidTestRoutes(app, services);
           // A route with onRequest hooks of its own (an array, shared with its HEAD twin by Fastify).
           app.get('/v1/test/own-hooks', { onRequest: [async () => {}] }, async () => ({ ok: true }));
         },
@@ -117,7 +117,9 @@ describe('per-key token bucket', () => {
   it('HEAD is not served, so it can neither run nor bill a paid GET', async () => {
     const { apiKey, accountId } = await t.register();
     const res = await t.call(apiKey, { method: 'HEAD', url: PAID_PATH });
-    expect(res.statusCode).toBe(404);
+    // The path exists with GET only: a 405 naming it.
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET');
     expect(await t.services.ledger.balance(accountId)).toBe(100);
   });
 

@@ -1,6 +1,7 @@
 // Job items (a crawl's pages): stored in order, read back in slices under an item count and a byte
 // budget — one oversized item still comes alone — and dropped with the job's expired result.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ItemAppender } from '../../src/jobs/items.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -11,6 +12,46 @@ afterAll(async () => t?.close());
 
 const MB = 1024 * 1024;
 const item = (n: number, size: number) => ({ n, text: 'x'.repeat(size) });
+
+describe('ItemAppender', () => {
+  it('stores each item of a slow producer within the linger time, and batches a fast one', async () => {
+    const items = t.services.jobs.items;
+    const writes: number[] = [];
+    const counted = {
+      append: (jobId: string, from: number, batch: readonly unknown[]) => {
+        writes.push(batch.length);
+        return items.append(jobId, from, batch);
+      },
+    };
+    const slow = new ItemAppender(counted, 'job_slow', { lingerMs: 30 });
+    for (let n = 0; n < 5; n++) {
+      await slow.add(item(n, 10));
+      // One item at a time, each stored shortly after it came: a poll counts every one.
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await items.count('job_slow')).toBe(n + 1);
+    }
+    await slow.flush();
+    expect(writes).toEqual([1, 1, 1, 1, 1]);
+
+    writes.length = 0;
+    const fast = new ItemAppender(counted, 'job_fast', { lingerMs: 30, batchSize: 50 });
+    for (let n = 0; n < 500; n++) await fast.add(item(n, 10));
+    await fast.flush();
+    expect(await items.count('job_fast')).toBe(500);
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(500);
+    expect(writes.length).toBeLessThanOrEqual(12);
+    const all = await items.page('job_fast', 0, 1000, 8 * MB);
+    expect(all.items.map((i) => (i as { n: number }).n)).toEqual([...Array(500).keys()]);
+  });
+
+  it('fails its next add and its flush when a write failed', async () => {
+    const failing = { append: async () => Promise.reject(new Error('disk full')) };
+    const appender = new ItemAppender(failing, 'job_x', { lingerMs: 1 });
+    await appender.add(item(0, 1));
+    await expect(appender.flush()).rejects.toThrow('disk full');
+    await expect(appender.add(item(1, 1))).rejects.toThrow('disk full');
+  });
+});
 
 describe('JobItems', () => {
   it('answers slices by count and by bytes, with where the next slice starts', async () => {

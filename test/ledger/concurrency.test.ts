@@ -122,12 +122,13 @@ describe("a job's extra hold racing its settlement", () => {
     const { ledger, store } = t.services;
     await ledger.grant(accountId, 10_000, 'test: room for holds');
     const jobs = Array.from({ length: 40 }, () => newId('job'));
-    for (const jobId of jobs) await ledger.hold(accountId, jobId, 5, 1, 'first hold');
+    for (const jobId of jobs) await ledger.hold(accountId, jobId, 5, 1, 'first hold', 'test');
     const results = await Promise.all(
       jobs.map(async (jobId, i) => {
         // Alternate which one starts first so both orders happen.
-        const hold = () => ledger.hold(accountId, jobId, 3, 2, 'extra hold').then(() => 'held' as const);
-        const settle = () => ledger.settleJob(accountId, jobId, 4, 'job');
+        const hold = () =>
+          ledger.hold(accountId, jobId, 3, 2, 'extra hold', 'test').then(() => 'held' as const);
+        const settle = () => ledger.settleJob(accountId, jobId, 4, 'job', 'test');
         const [h, s] =
           i % 2
             ? await Promise.allSettled([hold(), settle()])

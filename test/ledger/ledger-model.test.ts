@@ -132,7 +132,7 @@ class Hold implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     const job = m.jobs.get(this.job) ?? { held: 0, seqs: new Set<number>(), ended: false };
-    const call = r.ledger.hold(r.accountId, jobId(r, this.job), this.amount, this.seq, 'model hold');
+    const call = r.ledger.hold(r.accountId, jobId(r, this.job), this.amount, this.seq, 'model hold', 'model');
     if (job.ended) {
       await expectAppError(call, 'conflict');
     } else if (job.seqs.has(this.seq)) {
@@ -160,7 +160,13 @@ class SettleJob implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     const job = m.jobs.get(this.job) ?? { held: 0, seqs: new Set<number>(), ended: false };
-    const settled = await r.ledger.settleJob(r.accountId, jobId(r, this.job), this.cost, 'model job');
+    const settled = await r.ledger.settleJob(
+      r.accountId,
+      jobId(r, this.job),
+      this.cost,
+      'model job',
+      'model',
+    );
     expect(settled).toBe(!job.ended);
     if (!job.ended) {
       const charge = Math.min(this.cost, job.held); // never more than was held
@@ -188,7 +194,13 @@ class HoldRequest implements Cmd {
   // A request id holds once: the next request has a new id.
   check = (m: Readonly<Model>) => !m.requests.has(this.request);
   async run(m: Model, r: Real) {
-    const call = r.ledger.holdRequest(r.accountId, requestId(r, this.request), this.amount, 'model request');
+    const call = r.ledger.holdRequest(
+      r.accountId,
+      requestId(r, this.request),
+      this.amount,
+      'model request',
+      'request',
+    );
     if (this.amount > m.balance) {
       await expectAppError(call, 'insufficient_credits');
       m.requests.set(this.request, { held: 0, state: 'refused' });

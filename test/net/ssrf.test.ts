@@ -154,7 +154,9 @@ describe('SafeFetcher refuses private targets (allowPrivateNetwork: false)', () 
     ]) {
       const err = await refusal(strict, `http://${name}:${site.port}/secret`);
       expect(err, name).toBeInstanceOf(BlockedAddressError);
-      expect(err.message, name).toBe(`Invalid parameter 'url': ${name} resolves to a non-public address`);
+      expect(err.message, name).toBe(
+        `Invalid parameter 'url': ${name} resolves to a non-public address (only public addresses are fetched; a server run for local tests can allow private ones with UNFURL_ALLOW_PRIVATE_NETWORK=true)`,
+      );
       expect(err, name).toMatchObject({ code: 'invalid_request', details: 'url' });
     }
     expect(seen).toEqual([]);

@@ -6,7 +6,7 @@ import { type Unfurl as Client, isJobAccepted, Unfurl, UnfurlError } from '../..
 import { uniqueEmail } from '../support/app.js';
 import { confirmCheckoutAt } from '../support/checkout.js';
 import { standInKinds } from '../support/test-kinds.js';
-import { CONSTRUCTED_CHANNEL } from '../support/youtube-replay.js';
+import { CAPTURED_QUERY, CONSTRUCTED_CHANNEL } from '../support/youtube-replay.js';
 import { type ClientTestServer, SITE_PAGES, startClientTestServer } from './server.js';
 
 let s: ClientTestServer;
@@ -120,7 +120,11 @@ describe('accounts, keys and credits', () => {
     expect(checkout.checkoutUrl).toMatch(/^http/);
     const usage = await client.account.usage({ limit: 5, type: 'grant' });
     expect(usage).toMatchObject({ limit: 5, offset: 0, total: 1 });
-    expect(usage.transactions[0]).toMatchObject({ type: 'grant', amount: 100, job_id: null });
+    expect(usage.transactions[0]).toMatchObject({ type: 'grant', amount: 100, job_id: null, operation: '' });
+    expect(usage.next).toBeNull();
+    const summary = await client.account.usageSummary({ bucket: 'hour', from: Date.now() - 3_600_000 });
+    expect(summary).toMatchObject({ bucket: 'hour', totals: { granted: 100, spent: 0, net: 100 } });
+    expect(summary.buckets.length).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -202,6 +206,30 @@ describe('the video-sharing platform (replay server)', () => {
     expect(channel.id).toBe(CONSTRUCTED_CHANNEL);
   });
 
+  it('translates a transcript, reads a playlist and a post, searches, and reads /v1/me', async () => {
+    const { client, requests } = await newClient();
+    const translated = await client.vidsite.translate({ videoId: 'GJLlxj_dtq8', lang: 'nl' });
+    expect(translated.lang).toBe('nl');
+    expect(Array.isArray(translated.content)).toBe(true);
+    const playlist = await client.vidsite.playlist('PLzMcBGfZo4-mP7qA9cagf68V06sko5otr');
+    expect(playlist.id).toBe('PLzMcBGfZo4-mP7qA9cagf68V06sko5otr');
+    expect(typeof playlist.title).toBe('string');
+    const meta = await client.metadata('https://www.youtube.com/watch?v=GJLlxj_dtq8');
+    expect(meta).toMatchObject({ platform: 'youtube', type: 'video', id: 'GJLlxj_dtq8' });
+    const found = await client.vidsite.search({ query: CAPTURED_QUERY, features: ['hd'] });
+    expect(found.query).toBe(CAPTURED_QUERY);
+    expect(found.results.length).toBeGreaterThan(0);
+    // A repeated parameter for each feature, as the route reads them.
+    expect(requests.some((r) => r.startsWith('GET /v1/vidsite/search?') && r.includes('features=hd'))).toBe(
+      true,
+    );
+    const me = await client.account.me();
+    expect(me.plan).toBe('self-hosted');
+    // 100 free credits; translate, playlist, metadata and one search page cost 1 each.
+    expect(me.usedCredits).toBe(4);
+    expect(me.maxCredits - me.usedCredits).toBe((await client.account.get()).credits);
+  });
+
   it('runs a video batch and waits for it on the batch poll route', async () => {
     const { client, requests } = await newClient();
     const { jobId } = await client.vidsite.videoBatch({ videoIds: ['GJLlxj_dtq8', 'nosuchvid01'] });
@@ -254,6 +282,28 @@ describe('jobs', () => {
     expect((err.job as { status: string }).status).toBe('failed');
   });
 
+  it('cancelJob stops a running job; waitForJob rejects with job_cancelled; an ended job is a conflict', async () => {
+    const { client, requests } = await newClient();
+    const jobId = await testJob(client, 'echo', { value: 'long', sleepMs: 30_000, estimate: 4, cost: 4 });
+    const waiting = caught(client.waitForJob(jobId, { intervalMs: 30 }));
+    // Let it start, then stop it.
+    for (let i = 0; i < 200 && (await client.jobs.get(jobId)).status !== 'active'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const cancelled = await client.cancelJob(jobId);
+    expect(cancelled).toMatchObject({ id: jobId, status: 'cancelled', credits: 0 });
+    expect(requests).toContain(`POST /v1/jobs/${jobId}/cancel`);
+    const err = await waiting;
+    expect(err.code).toBe('job_cancelled');
+    expect((err.job as { status: string }).status).toBe('cancelled');
+    const resolved = await client.waitForJob(jobId, { resolveFailed: true });
+    expect((resolved as { status: string }).status).toBe('cancelled');
+    expect((await client.account.get()).credits).toBe(100);
+    const again = await caught(client.jobs.cancel(jobId));
+    expect(again).toMatchObject({ code: 'conflict', status: 409, details: 'status=cancelled' });
+    expect((await caught(client.cancelJob('job_unknown'))).code).toBe('not_found');
+  });
+
   it('stops at the timeout with job_timeout', async () => {
     const { client } = await newClient();
     const jobId = await testJob(client, 'echo', { value: 'slow', sleepMs: 5000 });
@@ -277,18 +327,17 @@ describe('jobs', () => {
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
-  it('jobs.list walks every job by offset, newest first', async () => {
+  it('jobs.list walks every job by cursor, newest first', async () => {
     const { client, requests } = await newClient();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await testJob(client, 'echo', { value: `n${i}` }));
     const seen: string[] = [];
     for await (const job of client.jobs.list({ pageSize: 2 })) seen.push(job.id);
     expect(seen).toEqual([...ids].reverse());
-    expect(requests.filter((r) => r.startsWith('GET /v1/jobs?'))).toEqual([
-      'GET /v1/jobs?limit=2&offset=0',
-      'GET /v1/jobs?limit=2&offset=2',
-      'GET /v1/jobs?limit=2&offset=4',
-    ]);
+    const listed = requests.filter((r) => r.startsWith('GET /v1/jobs?'));
+    expect(listed).toHaveLength(3);
+    expect(listed[0]).toBe('GET /v1/jobs?limit=2&offset=0');
+    for (const r of listed.slice(1)) expect(r).toMatch(/^GET \/v1\/jobs\?limit=2&cursor=[\w-]+$/);
     const page = await client.jobs.page({ limit: 1 });
     expect(page.total).toBe(5);
   });

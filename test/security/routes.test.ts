@@ -1,7 +1,7 @@
 // Authentication over the live route table: every route that is not public refuses a request without
 // a valid key, whatever is wrong with the key, and does nothing for it. The public routes are exactly
 // DESIGN §4's list. Plus object-level authorisation: one account never reaches another's objects.
-import type { FastifyInstance, HTTPMethods } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/accounts/secrets.js';
@@ -151,7 +151,7 @@ describe('authentication on every non-public route', () => {
   it('public routes answer without a key', async () => {
     for (const r of t.app.routeTable.filter((e) => e.public)) {
       const res = await t.call(null, {
-        method: r.method as HTTPMethods,
+        method: r.method as InjectOptions['method'],
         url: fillPath(r.url),
         ...(r.method === 'POST' ? { payload: {} } : {}),
       });
@@ -176,7 +176,9 @@ describe('authentication on every non-public route', () => {
       ['valid key truncated', { authorization: `Bearer ${owner.apiKey.slice(0, -1)}` }],
       ['not our prefix', { authorization: `Bearer sk_${randomBase62(43)}` }],
       ['overlong', { authorization: `Bearer uf_${'a'.repeat(5000)}` }],
-      ['key in another header', { 'x-api-key': owner.apiKey }],
+      ['key in a header we do not read', { 'x-auth-token': owner.apiKey }],
+      ['unknown key in x-api-key', { 'x-api-key': unknownKey }],
+      ['revoked key in x-api-key', { 'x-api-key': revokedKey }],
       ['unknown well-formed key', { authorization: `Bearer ${unknownKey}` }],
       ['unknown well-formed session', { authorization: `Bearer uf_sess_${randomBase62(43)}` }],
       ['revoked key', { authorization: `Bearer ${revokedKey}` }],
@@ -192,7 +194,7 @@ describe('authentication on every non-public route', () => {
       for (const method of [r.method]) {
         for (const [label, headers] of cases) {
           const res = await t.app.inject({
-            method: method as HTTPMethods,
+            method: method as InjectOptions['method'],
             url,
             headers: { ...headers, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
             ...(method === 'POST'
@@ -236,9 +238,9 @@ describe('object-level authorisation between accounts', () => {
       // A provider is configured so the AI routes accept jobs (nothing runs them here).
       { UNFURL_AI_BASE_URL: 'http://127.0.0.1:9/v1' },
       {
-        extraRoutes: (app: FastifyInstance) => {
-          registerTestKinds(app.services.jobs.registry);
-          testJobRoutes(app);
+        extraRoutes: (app, services) => {
+          registerTestKinds(services.jobs.registry);
+          testJobRoutes(app, services);
         },
       },
     );

@@ -3,6 +3,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { type BuildOptions, buildApp } from '../../src/http/app.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTestEnv, type TestEnv } from './env.js';
+import type { TestRoutes } from './test-kinds.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -18,13 +19,21 @@ export interface TestApp {
 let counter = 0;
 export const uniqueEmail = (tag = 'user') => `${tag}-${process.pid}-${Date.now()}-${++counter}@example.com`;
 
+/** buildApp's options, with test routes that may use any service (they stand in for capabilities). */
+export type TestAppOptions = Omit<BuildOptions, 'extraRoutes'> & { extraRoutes?: TestRoutes };
+
 export async function createTestApp(
   overrides: Record<string, string> = {},
-  options: BuildOptions = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const env = await createTestEnv(overrides);
   const services = await createServices(env.config);
-  const app = await buildApp(services, { logger: false, ...options });
+  const { extraRoutes, ...rest } = options;
+  const app = await buildApp(services, {
+    logger: false,
+    ...rest,
+    ...(extraRoutes && { extraRoutes: (a) => extraRoutes(a, services) }),
+  });
   return {
     app,
     services,

@@ -52,6 +52,9 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     // Per-account limits are raised like the rate limits; the tests of those limits set their own.
     UNFURL_ACCOUNT_MAX_CRAWLS: '10000',
     UNFURL_ACCOUNT_MAX_MEDIA_JOBS: '10000',
+    // Load shedding reads this process's event loop, which a busy test worker stalls at will: off
+    // here, like the rate limits; test/http/load-shedding.test.ts sets its own.
+    UNFURL_SHED_EVENT_LOOP_DELAY_MS: '0',
     UNFURL_PUBLIC_URL: 'http://127.0.0.1:8080',
     UNFURL_CHECKOUT: 'test',
     LOG_LEVEL: 'silent',

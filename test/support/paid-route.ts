@@ -2,13 +2,13 @@
 // a delay inside the work (to widen the window between the balance check and the debit) and an
 // optional failure after the work (a failed request must cost nothing).
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../src/errors.js';
 import { paid } from '../../src/http/plugins/billing.js';
+import type { TestRoutes } from './test-kinds.js';
 
 export const PAID_PATH = '/v1/test/paid';
 
-export function paidTestRoutes(app: FastifyInstance) {
+export const paidTestRoutes: TestRoutes = (app, { charges }) => {
   app.get(
     PAID_PATH,
     {
@@ -22,11 +22,18 @@ export function paidTestRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const q = request.query as { cost: number; delayMs: number; fail: boolean };
-      return paid(request, reply, q.cost, 'test paid request', async () => {
-        if (q.delayMs) await new Promise((r) => setTimeout(r, q.delayMs));
-        if (q.fail) throw new AppError('upstream_error', 'the test route failed after its work');
-        return { ok: true };
-      });
+      return paid(
+        charges,
+        request,
+        reply,
+        q.cost,
+        { operation: 'test', description: 'test paid request' },
+        async () => {
+          if (q.delayMs) await new Promise((r) => setTimeout(r, q.delayMs));
+          if (q.fail) throw new AppError('upstream_error', 'the test route failed after its work');
+          return { ok: true };
+        },
+      );
     },
   );
-}
+};

@@ -8,7 +8,7 @@ import { createServices } from '../../src/services.js';
 import { paidTestRoutes } from './paid-route.js';
 
 const services = await createServices(loadConfig());
-const app = await buildApp(services, { logger: false, extraRoutes: paidTestRoutes });
+const app = await buildApp(services, { logger: false, extraRoutes: (a) => paidTestRoutes(a, services) });
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`LISTENING ${address}\n`);
 

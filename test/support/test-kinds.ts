@@ -6,6 +6,7 @@ import { permanent, retryable } from '../../src/errors.js';
 import { jobRoute } from '../../src/http/job-route.js';
 import type { JobRegistry } from '../../src/jobs/registry.js';
 import type { JobKind } from '../../src/jobs/types.js';
+import type { Services } from '../../src/services.js';
 
 export interface EchoInput {
   value: string;
@@ -93,10 +94,13 @@ export function standInKinds(registry: JobRegistry): string[] {
   });
 }
 
+/** Test-only routes: given the whole of the services, as the composition root is. */
+export type TestRoutes = (app: FastifyInstance, services: Services) => void | Promise<void>;
+
 /** POST /v1/test/jobs/<kind> creates a job of that kind (test-only routes; stand-in kinds only). */
-export function testJobRoutes(app: FastifyInstance) {
-  for (const kind of standInKinds(app.services.jobs.registry)) {
-    jobRoute(app, {
+export const testJobRoutes: TestRoutes = (app, services) => {
+  for (const kind of standInKinds(services.jobs.registry)) {
+    jobRoute(app, services, {
       path: `/v1/test/jobs/${kind}`,
       kind,
       summary: 'test job',
@@ -104,4 +108,4 @@ export function testJobRoutes(app: FastifyInstance) {
       body: EchoBody,
     });
   }
-}
+};

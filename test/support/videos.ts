@@ -52,6 +52,14 @@ export interface VideoSpec {
   texts: DrawnText[];
   /** Add a sine-tone audio track. */
   audio?: boolean;
+  /**
+   * Seed of the `gradients` background (default 1): its colours and motion. ffmpeg's own defaults
+   * are random (colours from the system's random source, whatever the filter's seed), so without
+   * this every generation of "the same" spec would be a different picture, read differently.
+   */
+  seed?: number;
+  /** Colours of the `gradients` background (default: two picked by the seed). */
+  gradientColours?: [string, string];
 }
 
 /** A caption the OCR must recover: its text and when it is on screen (ms). */
@@ -61,13 +69,37 @@ export interface TruthCaption {
   endMs: number;
 }
 
-function backgroundSource(bg: Background, w: number, h: number, fps: number, dur: number): string {
+/** Two colours picked by `seed` (a small xorshift generator): the same seed, the same colours. */
+export function seededColours(seed: number): [string, string] {
+  let x = (seed * 2654435761) >>> 0 || 1;
+  const next = () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x & 0xffffff;
+  };
+  const hex = (n: number) => `0x${n.toString(16).padStart(6, '0')}`;
+  return [hex(next()), hex(next())];
+}
+
+function backgroundSource(
+  bg: Background,
+  w: number,
+  h: number,
+  fps: number,
+  dur: number,
+  seed: number,
+  colours: [string, string] = seededColours(seed),
+): string {
   if (typeof bg === 'object') return `color=c=${bg.color}:s=${w}x${h}:r=${fps}:d=${dur}`;
   // testsrc2 draws a running timecode in its top-left corner: real text we do not want in the
   // background, so it is rendered taller and cropped below the timecode.
   if (bg === 'testsrc2') return `testsrc2=s=${w}x${h + 80}:r=${fps}:d=${dur},crop=${w}:${h}:0:80`;
   if (bg === 'mandelbrot') return `mandelbrot=s=${w}x${h}:r=${fps},trim=duration=${dur}`;
-  return `gradients=s=${w}x${h}:r=${fps}:d=${dur}:speed=0.05`;
+  const [c0, c1] = colours;
+  return `gradients=s=${w}x${h}:r=${fps}:d=${dur}:speed=0.05:seed=${seed}:c0=${c0}:c1=${c1}`;
 }
 
 function drawtext(t: DrawnText, textFile: string): string {
@@ -100,7 +132,7 @@ export async function generateVideo(dir: string, name: string, spec: VideoSpec):
     filters.push(drawtext(t, file));
   }
   const graph = [
-    backgroundSource(spec.background, width, height, fps, dur),
+    backgroundSource(spec.background, width, height, fps, dur, spec.seed ?? 1, spec.gradientColours),
     ...filters,
     'format=yuv420p',
   ].join(',');

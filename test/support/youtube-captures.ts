@@ -8,6 +8,8 @@ import type { JsonRecord } from '../../src/sources/youtube/tree.js';
 
 export const CAPTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/youtube');
 export const CONSTRUCTED = path.resolve(import.meta.dirname, '../fixtures-constructed/youtube');
+/** Search answers captured by others and kept in the project (see its PROVENANCE.md). */
+export const CAPTURED_SEARCH = path.resolve(import.meta.dirname, '../fixtures-captured/youtube-search');
 
 /** A capture's text, by its path under shared/fixtures/youtube. */
 export function capture(file: string): string {
@@ -31,6 +33,18 @@ export function captureInitialData(file: string): JsonRecord {
     pages.set(file, data);
   }
   return data;
+}
+
+/**
+ * A captured search answer by its path under fixtures-captured/youtube-search: the ytInitialData of
+ * the results page, or the JSON of a continuation (stored under an .html name by its project).
+ */
+export function capturedSearch(file: string): JsonRecord {
+  const text = fs.readFileSync(path.join(CAPTURED_SEARCH, file), 'utf8');
+  if (!text.trimStart().startsWith('<')) return JSON.parse(text) as JsonRecord;
+  const found = extractInitialData(text);
+  if (!found) throw new Error(`no ytInitialData in ${file}`);
+  return found;
 }
 
 /** A constructed fixture (a fresh copy each call, so a test may change it). */

@@ -2,17 +2,24 @@
 // ../shared/fixtures/youtube/: /youtubei/v1/player answers per video and client, timedtext bodies,
 // watch pages (with the EU consent interstitial on demand), /next (a watch page's data, or comment
 // pages by continuation token), /browse (channel tabs by id and params, playlists by VL id, browse
-// continuations by token) and navigation/resolve_url (handles and legacy URLs). Where no capture
-// exists (2024+ layouts, comment answers) the constructed fixtures of test/fixtures-constructed stand
-// in. Tests point UNFURL_UPSTREAM_YOUTUBE at it. Also a "blocked exit": the bot check and the
-// reCAPTCHA page.
+// continuations by token), navigation/resolve_url (handles and legacy URLs) and /search (by query,
+// continuations by token; the captured answers of test/fixtures-captured/youtube-search). Where no
+// capture exists (2024+ layouts, comment answers) the constructed fixtures of
+// test/fixtures-constructed stand in. Tests point UNFURL_UPSTREAM_YOUTUBE at it. On demand it refuses
+// timedtext (429) and serves a media file at the players' stream URLs. Also a "blocked exit": the bot
+// check and the reCAPTCHA page.
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { commentsContinuationToken } from '../../src/sources/youtube/comments.js';
 import { CHANNEL_TABS } from '../../src/sources/youtube/listings.js';
 import { type Loopback, startServer } from './loopback.js';
-import { CAPTURES as CAPTURE_DIR, captureInitialData, constructed } from './youtube-captures.js';
+import {
+  CAPTURES as CAPTURE_DIR,
+  capturedSearch,
+  captureInitialData,
+  constructed,
+} from './youtube-captures.js';
 
 const files = new Map<string, Buffer>();
 /** A capture's bytes (read once per process). */
@@ -75,8 +82,9 @@ const ABOUT_TOKEN =
   '4qmFsgKrCBIYVUNjMG5zdHJ1Y3RlZENoYW5uZWwwMDAxGo4IOGdZckdpbDZKd29sTUdaak9EZGhZek10TURBd01DMHlZVFE1TFdKak5EY3RNRFU1TkRreU9HWmlNVEV5RUFBJTNE';
 
 /**
- * Browse answers, named as `<capture path>` (an HTML capture answers its ytInitialData, a JSON one
- * itself), `constructed/<file>`, or END: an answer with nothing in it (the end of a list).
+ * Browse and search answers, named as `<capture path>` (an HTML capture answers its ytInitialData, a
+ * JSON one itself), `constructed/<file>`, `captured-search/<file>`, or END: an answer with nothing in
+ * it (the end of a list).
  */
 export const END = 'END';
 /** An answer name for HTTP 404 NOT_FOUND, as browse and resolve_url answer for some missing things. */
@@ -141,6 +149,52 @@ export const DEFAULT_NEXT_CONTINUATIONS: Record<string, string> = {
   LegacyConstructedCommentsPage2: END,
 };
 
+/** The constructed 2024+ search (test/fixtures-constructed/youtube/search-2024-*.json). */
+export const CONSTRUCTED_QUERY = 'constructed search';
+/** The query of the captured 2020 results page. */
+export const CAPTURED_QUERY = 'test';
+
+/**
+ * /search: query → first answer (whatever the filters; tests read the `params` sent). Unknown
+ * queries answer a page with no results, as the platform does.
+ */
+export const DEFAULT_SEARCHES: Record<string, string> = {
+  [CAPTURED_QUERY]: 'captured-search/firstpage_01.html.static',
+  [CONSTRUCTED_QUERY]: 'constructed/search-2024-first.json',
+};
+
+/**
+ * /search continuation token → its answer; unknown tokens answer HTTP 400 INVALID_ARGUMENT. The
+ * captured chain: the results page → a continuation of it → a rich-grid continuation (of another
+ * search, standing in for a third page) whose token repeats the second's, ending the walk.
+ */
+export const DEFAULT_SEARCH_CONTINUATIONS: Record<string, string> = {
+  '<firstContinuationToken>': 'captured-search/secondpage_01.html.static',
+  '<secondContinuationToken>': 'captured-search/secondpage_02.html.static',
+  EpcDconstructedSearchPage2: 'constructed/search-2024-next.json',
+};
+
+// Made up in the form the platform answers a search that matches nothing.
+const NO_RESULTS_JSON = JSON.stringify({
+  responseContext: {},
+  estimatedResults: '0',
+  contents: {
+    twoColumnSearchResultsRenderer: {
+      primaryContents: {
+        sectionListRenderer: {
+          contents: [
+            {
+              itemSectionRenderer: {
+                contents: [{ backgroundPromoRenderer: { title: { runs: [{ text: 'No results found' }] } } }],
+              },
+            },
+          ],
+        },
+      },
+    },
+  },
+});
+
 /** resolve_url: a channel URL's path (lower-cased) → its UC id. Unknown paths answer HTTP 404. */
 export const DEFAULT_RESOLVE: Record<string, string> = {
   '/@programmingknowledge': 'UCs6nmQViDpUw0nuIx9c_WvA',
@@ -165,6 +219,9 @@ const NO_CHANNEL_JSON = JSON.stringify({
 function browseAnswer(name: string): string | Buffer {
   if (name === END) return '{"responseContext":{}}';
   if (name.startsWith('constructed/')) return JSON.stringify(constructed(name.slice('constructed/'.length)));
+  if (name.startsWith('captured-search/')) {
+    return JSON.stringify(capturedSearch(name.slice('captured-search/'.length)));
+  }
   const body = youtubeFixture(name);
   return body.toString('utf8', 0, 64).trimStart().startsWith('<')
     ? JSON.stringify(captureInitialData(name))
@@ -195,6 +252,10 @@ export interface YouTubeReplayOptions {
   watch?: Record<string, string>;
   /** A timedtext body for a request; undefined → the transcript.xml capture, '' → an empty body. */
   timedtext?(query: URLSearchParams): string | undefined;
+  /** The status every timedtext request is answered with (429: the platform refuses captions). */
+  timedtextStatus?: number;
+  /** A media file served for every /videoplayback URL (the players' stream URLs, resolved here). */
+  media?: Buffer;
   /** Serve the consent page at /watch until the cookie CONSENT=YES+<its v value> comes. */
   consent?: boolean;
   channels?: Record<string, Record<string, string>>;
@@ -202,6 +263,8 @@ export interface YouTubeReplayOptions {
   browseContinuations?: Record<string, string>;
   nextContinuations?: Record<string, string>;
   resolve?: Record<string, string>;
+  searches?: Record<string, string>;
+  searchContinuations?: Record<string, string>;
 }
 
 export interface YouTubeReplay extends Loopback {
@@ -237,6 +300,8 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
   const browseContinuations = { ...DEFAULT_BROWSE_CONTINUATIONS, ...options.browseContinuations };
   const nextContinuations = { ...DEFAULT_NEXT_CONTINUATIONS, ...options.nextContinuations };
   const resolve = { ...DEFAULT_RESOLVE, ...options.resolve };
+  const searches = { ...DEFAULT_SEARCHES, ...options.searches };
+  const searchContinuations = { ...DEFAULT_SEARCH_CONTINUATIONS, ...options.searchContinuations };
   const requests: ReplayRequest[] = [];
   const server = await startServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://replay');
@@ -256,6 +321,7 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
         params?: string;
         continuation?: string;
         url?: string;
+        query?: string;
         context?: { client?: { clientName?: string } };
       };
       entry.client = body.context?.client?.clientName;
@@ -282,6 +348,14 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
         const name = tabs[tabOf(body.params)] ?? tabs['*'] ?? tabs[''];
         if (name === HTTP_404) return json(404, NOT_FOUND_JSON);
         return name ? json(200, browseAnswer(name)) : json(400, INVALID_JSON);
+      }
+      if (url.pathname === '/youtubei/v1/search') {
+        if (body.continuation !== undefined) {
+          const name = searchContinuations[body.continuation];
+          return name ? json(200, browseAnswer(name)) : json(400, INVALID_JSON);
+        }
+        const name = searches[body.query ?? ''];
+        return json(200, name ? browseAnswer(name) : NO_RESULTS_JSON);
       }
       if (url.pathname === '/youtubei/v1/navigation/resolve_url') {
         const path = decodeURIComponent(new URL(body.url ?? '/', 'https://www.youtube.com').pathname);
@@ -311,8 +385,14 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
       return send(404, 'application/json', '{"error":{"code":404}}');
     }
     if (url.pathname === '/api/timedtext') {
+      if (options.timedtextStatus && options.timedtextStatus !== 200) {
+        return send(options.timedtextStatus, 'text/html', '<html><body>Too Many Requests</body></html>');
+      }
       const body = options.timedtext?.(url.searchParams);
       return send(200, 'text/xml; charset=UTF-8', body ?? youtubeFixture(CAPTURES.transcriptXml));
+    }
+    if (url.pathname === '/videoplayback' && options.media) {
+      return send(200, 'video/mp4', options.media);
     }
     if (url.pathname === '/watch') {
       if (options.consent && !(req.headers.cookie ?? '').includes(`CONSENT=YES+${CONSENT_V}`)) {

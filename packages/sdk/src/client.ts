@@ -1,5 +1,6 @@
 // The Unfurl client: one typed method per API operation, grouped by resource. Each method goes through
 // `call(routeName, …)`, so the route table in routes.ts is the whole list of what the client reaches.
+import { type CrawlAndWaitOptions, crawlAndWait } from './crawl-wait.js';
 import {
   type CrawlPagesOptions,
   crawlPages,
@@ -36,24 +37,32 @@ import type {
   KeySummary,
   LinkMap,
   MapQuery,
+  Me,
   MicroblogPost,
   OcrBody,
   OcrPoll,
+  PlaylistMetadata,
   PlaylistVideosQuery,
   PollAnswers,
+  PostMetadata,
   Registration,
   RevokedKey,
   RevokedSession,
   ScrapedPage,
   ScrapeQuery,
+  SearchQuery,
+  SearchResults,
   Session,
   SessionSummary,
   Transcript,
   TranscriptBatchBody,
   TranscriptPoll,
   TranscriptQuery,
+  TranslateQuery,
   UsagePage,
   UsageQuery,
+  UsageSummary,
+  UsageSummaryQuery,
   VideoBatchBody,
   VideoIdLists,
   VideoMetadata,
@@ -87,7 +96,8 @@ export class Unfurl {
   /** The X-Credits-* headers of the last answer that carried them. */
   lastCredits: CreditHeaders | null = null;
 
-  constructor(options: UnfurlOptions) {
+  /** Options left out come from UNFURL_API_URL and UNFURL_API_KEY (Node). */
+  constructor(options: UnfurlOptions = {}) {
     this.transport = new Transport(options);
   }
 
@@ -135,6 +145,12 @@ export class Unfurl {
     /** The account's live sessions, never their tokens. */
     sessions: async (options?: RequestOptions) =>
       (await this.call<{ sessions: SessionSummary[] }>('listSessions', { options })).sessions,
+    /** Changes the password (the current one is checked); every other login session ends. */
+    changePassword: (currentPassword: string, newPassword: string, options?: RequestOptions) =>
+      this.call<{ changed: boolean; sessionsEnded: number }>('changePassword', {
+        body: { currentPassword, newPassword },
+        options,
+      }),
     /** Ends one of the account's sessions. */
     revokeSession: (sessionId: string, options?: RequestOptions) =>
       this.call<RevokedSession>('revokeSession', { params: { session_id: sessionId }, options }),
@@ -154,6 +170,14 @@ export class Unfurl {
     /** One page of credit transactions, newest first. */
     usage: (query: UsageQuery = {}, options?: RequestOptions) =>
       this.call<UsagePage>('usage', { query, options }),
+    /** Credits spent, bought and granted per hour or day and per operation, from the ledger's sums. */
+    usageSummary: (query: UsageSummaryQuery = {}, options?: RequestOptions) =>
+      this.call<UsageSummary>('usageSummary', { query, options }),
+    /** A new webhook signing secret; the old one stops signing at once. */
+    rotateWebhookSecret: (options?: RequestOptions) =>
+      this.call<{ webhookSecret: string }>('rotateWebhookSecret', { options }),
+    /** The hosted service's account shape: credits used this month and the most there are. */
+    me: (options?: RequestOptions) => this.call<Me>('me', { options }),
   };
 
   readonly credits = {
@@ -176,15 +200,29 @@ export class Unfurl {
     /** A job's summary and its result. */
     get: (jobId: string, options?: RequestOptions) =>
       this.call<Job>('getJob', { params: { jobId }, options }),
+    /** The same as `cancelJob`. */
+    cancel: (jobId: string, options?: RequestOptions) => this.cancelJob(jobId, options),
   };
 
-  /** Polls the route of the job's kind until it ends; rejects on failure, timeout or abort. */
-  waitForJob<K extends JobKind>(
+  /**
+   * Cancels a queued or running job: it stops within a second or two and its status becomes
+   * `cancelled` (a crawl keeps, and is billed for, the pages it had; the rest of the hold comes back).
+   * Answers the job's summary: `cancelled`, or still `active` for a moment when its worker has not
+   * confirmed yet. A job that has already ended rejects with UnfurlError `conflict` (409).
+   */
+  cancelJob(jobId: string, options?: RequestOptions): Promise<Job> {
+    return this.call<Job>('cancelJob', { params: { jobId }, options });
+  }
+
+  /**
+   * Polls the route of the job's kind until it ends; rejects on failure, timeout or abort. The
+   * answer's type follows `kind` when given, or the type argument (`waitForJob<'ocr'>(id)`) when the
+   * kind is left for the server to say.
+   */
+  waitForJob<K extends JobKind = JobKind>(
     jobId: string,
-    options: WaitOptions<K> & { kind: K },
-  ): Promise<PollAnswers[K]>;
-  waitForJob(jobId: string, options?: WaitOptions): Promise<PollAnswers[JobKind]>;
-  waitForJob(jobId: string, options: WaitOptions = {}) {
+    options: WaitOptions<K> = {},
+  ): Promise<PollAnswers[K]> {
     return waitForJob(this.transport, jobId, options);
   }
 
@@ -205,12 +243,26 @@ export class Unfurl {
     return this.call<TranscriptPoll>('transcriptPoll', { params: { jobId }, options });
   }
 
+  /** A post's or video's metadata in one shape, on any platform, from its URL. */
+  metadata(url: string, options?: RequestOptions) {
+    return this.call<PostMetadata>('metadata', { query: { url }, options });
+  }
+
   // ---- the video-sharing platform ----
 
   readonly vidsite = {
     /** The platform twin of transcript(): by url, videoId or id. */
     transcript: (query: VidsiteTranscriptQuery, options?: RequestOptions) =>
       this.call<Transcript | JobAccepted>('vidsiteTranscript', { query, options }),
+    /** The transcript translated into `lang`: the platform's translation, else a language model's. */
+    translate: (query: TranslateQuery, options?: RequestOptions) =>
+      this.call<Transcript>('translate', { query, options }),
+    /** A playlist's details (id or a URL with list=). */
+    playlist: (id: string, options?: RequestOptions) =>
+      this.call<PlaylistMetadata>('playlist', { query: { id }, options }),
+    /** Videos, channels and playlists; 1 credit per page of results fetched. */
+    search: (query: SearchQuery, options?: RequestOptions) =>
+      this.call<SearchResults>('search', { query, options }),
     video: (id: string, options?: RequestOptions) =>
       this.call<VideoMetadata>('video', { query: { id }, options }),
     /** A channel id (UC…), @handle or URL. */
@@ -247,6 +299,12 @@ export class Unfurl {
     map: (query: MapQuery, options?: RequestOptions) => this.call<LinkMap>('map', { query, options }),
     crawl: (body: CrawlBody, options?: JobRequestOptions) =>
       this.call<JobAccepted>('crawl', { body, options }),
+    /**
+     * Starts a crawl and waits for it to end: the final poll answer with every page (not paged).
+     * Rejects with `job_failed` or `job_timeout` (default 10 minutes) like waitForJob.
+     */
+    crawlAndWait: (body: CrawlBody, options: CrawlAndWaitOptions = {}) =>
+      crawlAndWait(this.transport, body, options),
     /** One poll answer of a crawl: pages from `skip`, and `next` while more remain. */
     crawlStatus: (jobId: string, query: { skip?: number } = {}, options?: RequestOptions) =>
       this.call<CrawlPoll>('crawlPoll', { params: { jobId }, query, options }),

@@ -25,6 +25,8 @@ export type UnfurlErrorCode =
   | 'job_timeout'
   /** The job ended in `failed`. */
   | 'job_failed'
+  /** The job ended in `cancelled` (its owner stopped it). */
+  | 'job_cancelled'
   | (string & {});
 
 export interface UnfurlErrorInit {
@@ -37,7 +39,7 @@ export interface UnfurlErrorInit {
   documentationUrl?: string | null;
   /** How long the server asked to wait (429), in milliseconds. */
   retryAfterMs?: number | null;
-  /** The failed job's last poll answer (code `job_failed`). */
+  /** The failed or cancelled job's last poll answer (codes `job_failed`, `job_cancelled`). */
   job?: unknown;
   cause?: unknown;
 }

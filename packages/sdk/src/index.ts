@@ -6,6 +6,7 @@ export {
   Unfurl,
   type UnfurlOptions,
 } from './client.js';
+export type { CrawlAndWaitOptions, CrawlResult } from './crawl-wait.js';
 export {
   codeForStatus,
   isUnfurlError,
@@ -17,5 +18,5 @@ export type { CrawlPagesOptions, ListJobsOptions, WaitOptions } from './polling.
 export { skipOf } from './polling.js';
 export { pagedKinds, pollRouteOfKind, type RouteName, routes } from './routes.js';
 export type { Answer, CreditHeaders, RetryOptions, TransportOptions } from './transport.js';
-export { parseRetryAfter } from './transport.js';
+export { apiRoot, parseRetryAfter } from './transport.js';
 export type * from './types.js';

@@ -23,13 +23,16 @@ export interface WaitOptions<K extends JobKind = JobKind> {
   intervalMs?: number;
   /** Stops waiting at once; the promise rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Resolve with a failed job's answer instead of rejecting with UnfurlError `job_failed`. */
+  /**
+   * Resolve with a failed or cancelled job's answer instead of rejecting with UnfurlError
+   * `job_failed` or `job_cancelled`.
+   */
   resolveFailed?: boolean;
   /** Called with every poll answer (progress displays). */
   onPoll?: (answer: PollAnswers[K] | Job) => void;
 }
 
-const ENDED = new Set(['completed', 'failed']);
+const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
 function jobError(answer: Record<string, unknown>): { message: string; code: string | null } {
   const e = answer.error;
@@ -106,6 +109,14 @@ export async function waitForJob<K extends JobKind>(
       })
     ).body;
   }
+  if (answer.status === 'cancelled' && !options.resolveFailed) {
+    throw new UnfurlError({
+      code: 'job_cancelled',
+      status: 0,
+      message: `Job ${jobId} was cancelled`,
+      job: answer,
+    });
+  }
   if (answer.status === 'failed' && !options.resolveFailed) {
     const { message, code } = jobError(answer);
     throw new UnfurlError({
@@ -132,7 +143,8 @@ export interface CrawlPagesOptions {
 /**
  * Every page of a crawl, in order, as the crawl produces them: follows `next` while more are there,
  * waits while the job still runs, and ends once it has ended and every page was yielded. A failed
- * crawl throws UnfurlError `job_failed` after the pages it did scrape.
+ * crawl throws UnfurlError `job_failed` after the pages it did scrape; a cancelled one ends after
+ * the pages it kept (its last answer, given to `onPoll`, says `cancelled`).
  */
 export async function* crawlPages(
   transport: Transport,
@@ -179,28 +191,26 @@ export interface ListJobsOptions extends Omit<JobsQuery, 'limit'> {
   signal?: AbortSignal;
 }
 
-/** Every job of the caller, newest first, one /v1/jobs page at a time (a job seen twice is skipped). */
+/**
+ * Every job of the caller, newest first, one /v1/jobs page at a time: the first page at `offset`, each
+ * next one after the previous page's `next` cursor (new jobs do not shift it, and a deep page costs
+ * the server no more than the first).
+ */
 export async function* listJobs(
   transport: Transport,
   options: ListJobsOptions = {},
 ): AsyncGenerator<JobSummary, void, undefined> {
   const { pageSize = 100, status, signal } = options;
-  let offset = options.offset ?? 0;
-  const seen = new Set<string>();
+  let query: JobsQuery = { status, limit: pageSize, offset: options.offset ?? 0 };
   for (;;) {
     const { body } = await transport.request<JobsPage>({
       method: 'GET',
       path: fillPath('listJobs'),
-      query: { status, limit: pageSize, offset },
+      query: { ...query },
       signal,
     });
-    for (const job of body.jobs) {
-      // New jobs shift older ones to later offsets while we walk: skip what was already given.
-      if (seen.has(job.id)) continue;
-      seen.add(job.id);
-      yield job;
-    }
-    offset += body.jobs.length;
-    if (body.jobs.length === 0 || offset >= body.total) return;
+    yield* body.jobs;
+    if (!body.next || body.jobs.length === 0) return;
+    query = { status, limit: pageSize, cursor: body.next };
   }
 }

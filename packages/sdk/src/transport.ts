@@ -1,5 +1,5 @@
 // HTTP for the client: URL and query building, bearer auth, JSON in and out, the API's error body
-// turned into UnfurlError, and retries of 429 answers (Retry-After first, else exponential backoff).
+// turned into UnfurlError, and retries of 429 answers and of 503s carrying Retry-After (a server shedding load): Retry-After first, else exponential backoff.
 import { codeForStatus, UnfurlError } from './errors.js';
 
 export interface RetryOptions {
@@ -15,9 +15,15 @@ export interface RetryOptions {
 }
 
 export interface TransportOptions {
-  /** e.g. `http://127.0.0.1:8080` (a trailing slash is fine). */
-  baseUrl: string;
-  /** An API key (`uf_…`) or a session token (`uf_sess_…`); optional for public routes. */
+  /**
+   * e.g. `http://127.0.0.1:8080`; a trailing slash or `/v1` is fine. Left out: the UNFURL_API_URL
+   * environment variable (Node).
+   */
+  baseUrl?: string;
+  /**
+   * An API key (`uf_…`) or a session token (`uf_sess_…`); optional for public routes. Left out
+   * (undefined): the UNFURL_API_KEY environment variable (Node); null sends none.
+   */
   apiKey?: string | null;
   retry?: RetryOptions;
   /** Time limit of one HTTP attempt in milliseconds (default none). */
@@ -93,6 +99,24 @@ function appendQuery(url: URL, query: object | undefined) {
   }
 }
 
+/** A variable of the process environment where there is one (Node), else undefined (browsers). */
+function fromEnvironment(name: string): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const value = env?.[name]?.trim();
+  return value ? value : undefined;
+}
+
+/**
+ * The server's root, with no trailing slash: every route path starts with its own `/v1/`, so a base
+ * URL given with `/v1` (as the API's docs print it) loses it here.
+ */
+export function apiRoot(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  url.search = '';
+  url.hash = '';
+  return url.toString().replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
 const numberHeader = (headers: Headers, name: string) => {
   const v = headers.get(name);
   return v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v);
@@ -106,11 +130,11 @@ export class Transport {
   private readonly timeoutMs: number | undefined;
   private readonly headers: Record<string, string>;
 
-  constructor(options: TransportOptions) {
-    if (!options.baseUrl) throw new TypeError('baseUrl is required');
-    const base = new URL(options.baseUrl);
-    this.baseUrl = base.toString().replace(/\/+$/, '');
-    this.apiKey = options.apiKey ?? null;
+  constructor(options: TransportOptions = {}) {
+    const baseUrl = options.baseUrl ?? fromEnvironment('UNFURL_API_URL');
+    if (!baseUrl) throw new TypeError('baseUrl is required (or set UNFURL_API_URL)');
+    this.baseUrl = apiRoot(baseUrl);
+    this.apiKey = options.apiKey === undefined ? (fromEnvironment('UNFURL_API_KEY') ?? null) : options.apiKey;
     this.retry = { ...DEFAULT_RETRY, ...stripUndefined(options.retry ?? {}) };
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.timeoutMs = options.timeoutMs;
@@ -128,7 +152,11 @@ export class Transport {
       try {
         return await this.once<T>(spec);
       } catch (err) {
-        if (!(err instanceof UnfurlError) || err.code !== 'rate_limited') throw err;
+        // 429, and a 503 that says when to come back (a server shedding load): neither did any work.
+        const retryable =
+          err instanceof UnfurlError &&
+          (err.code === 'rate_limited' || (err.code === 'service_unavailable' && err.retryAfterMs !== null));
+        if (!retryable) throw err;
         if (attempt >= this.retry.maxRetries) throw err;
         const wait = err.retryAfterMs ?? this.retry.baseDelayMs * 2 ** attempt;
         if (err.retryAfterMs !== null && wait > this.retry.maxDelayMs) throw err;

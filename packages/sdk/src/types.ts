@@ -1,7 +1,8 @@
 // The shapes the API answers and accepts (interface spec + DESIGN §4). Timestamps of our own are Unix
 // milliseconds; fields a platform may not expose are null.
 
-export type JobStatus = 'queued' | 'active' | 'completed' | 'failed';
+/** `cancelled`: its owner stopped it (`cancelJob`); what it had done by then is kept and billed. */
+export type JobStatus = 'queued' | 'active' | 'completed' | 'failed' | 'cancelled';
 
 // ---- accounts, keys, credits ----
 
@@ -81,11 +82,21 @@ export type TransactionType =
   | 'clawback'
   | (string & {});
 
+/** The account in the hosted service's shape (GET /v1/me). */
+export interface Me {
+  organizationId: string;
+  plan: string;
+  maxCredits: number;
+  usedCredits: number;
+}
+
 export interface CreditTransaction {
   id: string;
   amount: number;
   type: TransactionType;
   description: string;
+  /** What the credits were for (scrape, crawl, transcript, …); '' for grants, purchases and clawbacks. */
+  operation: string;
   job_id: string | null;
   created_at: number;
 }
@@ -94,6 +105,8 @@ export interface Page {
   limit: number;
   offset: number;
   total: number;
+  /** Pass as `cursor` for the page after this one (same cost at any depth); null on the last page. */
+  next: string | null;
 }
 
 export interface UsagePage extends Page {
@@ -104,6 +117,37 @@ export interface UsageQuery {
   limit?: number;
   offset?: number;
   type?: TransactionType;
+  /** The `next` of a previous page (same `type`). */
+  cursor?: string;
+}
+
+export interface UsageSummaryQuery {
+  /** Unix ms (default: 30 days before `to`); rounded down to a bucket start. */
+  from?: number;
+  /** Unix ms, exclusive (default: now); rounded up to a bucket end. */
+  to?: number;
+  bucket?: 'hour' | 'day';
+}
+
+/** Credit flows of a bucket or a range. */
+export interface CreditFlows {
+  spent: number;
+  bought: number;
+  granted: number;
+  clawedBack: number;
+  /** Held and not released within the range (in-flight work). */
+  held: number;
+  /** granted + bought − spent − clawedBack − held: how the balance moved. */
+  net: number;
+}
+
+export interface UsageSummary {
+  from: number;
+  to: number;
+  bucket: 'hour' | 'day';
+  totals: CreditFlows;
+  buckets: Array<CreditFlows & { start: number; spentByOperation: Record<string, number> }>;
+  operations: Array<{ operation: string; spent: number; held: number; entries: number }>;
 }
 
 export interface CreditPackage {
@@ -130,6 +174,8 @@ export interface JobSummary {
   id: string;
   /** The job's kind: transcript, transcript_batch, video_batch, ocr, describe, extract, crawl. */
   queue: string;
+  /** The URL the job was started on (null for batches of ids). */
+  url: string | null;
   status: JobStatus;
   createdAt: number;
   completedAt: number | null;
@@ -152,6 +198,8 @@ export interface JobsQuery {
   status?: JobStatus;
   limit?: number;
   offset?: number;
+  /** The `next` of a previous page (same `status`). */
+  cursor?: string;
 }
 
 /** Every job-creating body may name a webhook called when the job ends. */
@@ -196,6 +244,16 @@ export interface VidsiteTranscriptQuery extends TranscriptOptions {
   id?: string;
 }
 
+/** Exactly one of url, videoId or id, and the language to translate into. */
+export interface TranslateQuery {
+  url?: string;
+  videoId?: string;
+  id?: string;
+  lang: string;
+  text?: boolean;
+  chunkSize?: number;
+}
+
 export interface TranscriptPoll {
   status: JobStatus;
   data: Transcript | null;
@@ -215,6 +273,58 @@ export interface VideoMetadata {
   likeCount: number | null;
   isLive: boolean | null;
   transcriptLanguages: string[] | null;
+}
+
+export interface PlaylistMetadata {
+  id: string;
+  title: string | null;
+  description: string | null;
+  videoCount: number | null;
+  viewCount: number | null;
+  lastUpdated: string | null;
+  thumbnail: string | null;
+  channel: { id: string | null; name: string | null } | null;
+}
+
+export interface SearchQuery {
+  query?: string;
+  type?: 'all' | 'video' | 'channel' | 'playlist' | 'movie';
+  uploadDate?: 'all' | 'hour' | 'today' | 'week' | 'month' | 'year';
+  duration?: 'all' | 'short' | 'medium' | 'long';
+  sortBy?: 'relevance' | 'rating' | 'date' | 'views';
+  features?: string[];
+  /** Follow pages until this many results (1–1000); without it, one page and a nextPageToken. */
+  limit?: number;
+  nextPageToken?: string;
+}
+
+export interface SearchResults {
+  query: string;
+  /** Videos, channels and playlists, each with its `type`. */
+  results: Array<{ type: string; [field: string]: unknown }>;
+  totalResults: number | null;
+  nextPageToken?: string | null;
+}
+
+/** One shape for a post or video on any platform (GET /v1/metadata). */
+export interface PostMetadata {
+  platform: string;
+  type: 'video' | 'image' | 'carousel' | 'post';
+  id: string;
+  url: string;
+  title: string | null;
+  description: string | null;
+  author: {
+    username: string | null;
+    displayName: string | null;
+    avatarUrl: string | null;
+    verified: boolean | null;
+  };
+  stats: { views: number | null; likes: number | null; comments: number | null; shares: number | null };
+  media: { type: string; [field: string]: unknown };
+  tags: string[];
+  createdAt: string | null;
+  additionalData: Record<string, unknown>;
 }
 
 export interface ChannelMetadata {
@@ -366,7 +476,8 @@ export interface CrawlBody extends WithWebhook {
 }
 
 export interface CrawlPoll {
-  status: JobStatus;
+  /** `scraping` until the crawl ends. */
+  status: 'scraping' | 'completed' | 'failed' | 'cancelled';
   pages: ScrapedPage[];
   /** Pages scraped so far. */
   total: number;

@@ -5,7 +5,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { Principal } from '../../accounts/accounts.js';
 import { AppError } from '../../errors.js';
 import type { BucketDecision, RateLimiter } from '../../ratelimit/token-bucket.js';
-import type { Services } from '../../services.js';
+import type { HttpContext } from '../context.js';
+
+/** Who may call: the token check and the three buckets. */
+export type AuthDeps = Pick<
+  HttpContext,
+  'authenticator' | 'rateLimiter' | 'accountRateLimiter' | 'authRateLimiter'
+>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +44,24 @@ function bearer(request: FastifyRequest): string | null {
   return m ? m[1]! : null;
 }
 
+/**
+ * The caller's token: `Authorization: Bearer <key>` (the documented way), or `x-api-key: <key>` as the
+ * Supadata SDKs send it. Both with different keys is ambiguous: a 400 rather than a guess.
+ */
+function callerToken(request: FastifyRequest): string | null {
+  const fromBearer = bearer(request);
+  const raw = request.headers['x-api-key'];
+  const fromHeader = (Array.isArray(raw) ? raw[0] : raw)?.trim() || null;
+  if (fromBearer && fromHeader && fromBearer !== fromHeader) {
+    throw new AppError(
+      'invalid_request',
+      'Authorization and x-api-key name different keys: send one of them',
+      'x-api-key',
+    );
+  }
+  return fromBearer ?? fromHeader;
+}
+
 function rateLimitHeaders(reply: FastifyReply, limiter: RateLimiter, d: BucketDecision) {
   const window = Math.ceil(limiter.policy.burst / limiter.policy.rate);
   reply.header('RateLimit-Policy', `"default";q=${limiter.policy.burst};w=${window}`);
@@ -63,7 +87,7 @@ function decide(reply: FastifyReply, limiter: RateLimiter, decision: BucketDecis
  * Takes a token from the key's bucket and one from its account's (both at once: one round trip when
  * they live in Redis). The tighter of the two answers decides and fills the headers.
  */
-async function limitCaller(reply: FastifyReply, services: Services, caller: Principal) {
+async function limitCaller(reply: FastifyReply, services: AuthDeps, caller: Principal) {
   const [byKey, byAccount] = await Promise.all([
     services.rateLimiter.take(caller.keyId),
     services.accountRateLimiter.take(caller.accountId),
@@ -75,7 +99,7 @@ async function limitCaller(reply: FastifyReply, services: Services, caller: Prin
   }
 }
 
-export function registerAuth(app: FastifyInstance, services: Services, routeTable: RouteEntry[]) {
+export function registerAuth(app: FastifyInstance, services: AuthDeps, routeTable: RouteEntry[]) {
   app.decorateRequest('principal', null);
 
   app.addHook('onRoute', (route) => {
@@ -95,14 +119,14 @@ export function registerAuth(app: FastifyInstance, services: Services, routeTabl
     }
     if (!isPublic) {
       hooks.push(async (request: FastifyRequest, reply: FastifyReply) => {
-        const token = bearer(request);
+        const token = callerToken(request);
         const found = token ? await services.authenticator.authenticate(token) : null;
         if (!found) {
           throw new AppError(
             'unauthorized',
             token
               ? 'Invalid, revoked or expired API key'
-              : 'Missing API key: send Authorization: Bearer <key>',
+              : 'Missing API key: send Authorization: Bearer <key> (or x-api-key: <key>)',
           );
         }
         request.principal = found;

@@ -1,30 +1,66 @@
 // The HTTP side of charging requests (billing/request-charges.ts): the caller's account and the
 // request id go in, the X-Credits-* headers come out.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { chargeForRequest, holdWhileSizing } from '../../billing/request-charges.js';
+import type { JobCredits } from '../../billing/request-charges.js';
+import type { HttpContext } from '../context.js';
 import { principal } from './auth.js';
+
+export type Charges = HttpContext['charges'];
 
 /** Runs a paid request's work under a hold of its price (settled on success, released on failure). */
 export async function paid<T>(
+  charges: Charges,
   request: FastifyRequest,
   reply: FastifyReply,
   cost: number,
-  description: string,
+  label: { operation: string; description: string },
   work: () => Promise<T>,
+  /** For a price its result tells: `cost` is then the most, held first (see RequestCharges.charge). */
+  settle?: (result: T) => number,
 ): Promise<T> {
   const { accountId } = principal(request);
-  const { result, remaining } = await chargeForRequest(
-    request.server.services.ledger,
-    { accountId, requestId: request.id, cost, description },
-    work,
-  );
-  reply.header('X-Credits-Charged', String(cost));
-  // What was left once this request's price was taken (other requests may be moving the balance).
-  reply.header('X-Credits-Remaining', String(remaining));
+  const charge = { accountId, requestId: request.id, cost, ...label };
+  const { result, remaining, charged } = await charges.charge(charge, work, settle);
+  sendCharged(reply, charged, remaining);
   return result;
 }
 
+/**
+ * A paid request whose answer may be cached: `peek` answers it from the cache (charged at once, no
+ * hold, 402 when the balance does not cover it), else `work` runs under a hold as in `paid`.
+ */
+export async function paidAnswer<T>(
+  charges: Charges,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cost: number,
+  label: { operation: string; description: string },
+  peek: () => Promise<T | undefined>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const { accountId } = principal(request);
+  const charge = { accountId, requestId: request.id, cost, ...label };
+  const { result, remaining, charged } = await charges.chargeAnswer(charge, peek, work);
+  sendCharged(reply, charged, remaining);
+  return result;
+}
+
+/** The credit headers of a paid answer. */
+export function sendCharged(reply: FastifyReply, charged: number, remaining: number): void {
+  reply.header('X-Credits-Charged', String(charged));
+  // What was left once this request's price was taken (other requests may be moving the balance).
+  reply.header('X-Credits-Remaining', String(remaining));
+}
+
 /** Runs the upstream work that sizes a job under a hold of one request's price, always released. */
-export function sizingJob<T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> {
-  return holdWhileSizing(request.server.services.ledger, principal(request).accountId, request.id, work);
+export function sizingJob<T>(charges: Charges, request: FastifyRequest, work: () => Promise<T>): Promise<T> {
+  return charges.whileSizing(principal(request).accountId, request.id, work);
+}
+
+/** 202 {jobId} with the credit headers of an accepted job (nothing charged yet, what is held). */
+export function sendJobAccepted(reply: FastifyReply, jobId: string, credits: JobCredits): FastifyReply {
+  reply.header('X-Credits-Charged', '0');
+  reply.header('X-Credits-Held', String(credits.held));
+  reply.header('X-Credits-Remaining', String(credits.remaining));
+  return reply.code(202).send({ jobId });
 }

@@ -1,6 +1,8 @@
 // One error handler for every failure: the body is always {error, message, details, documentationUrl}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../../errors.js';
+import { allowedMethods } from './allowed-methods.js';
+import type { RouteEntry } from './auth.js';
 
 interface ValidationItem {
   instancePath?: string;
@@ -42,7 +44,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
-  405: 'invalid_request',
+  405: 'method_not_allowed',
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
@@ -104,22 +106,35 @@ export function sendError(reply: FastifyReply, docsBase: string, err: AppError) 
     });
 }
 
-export function registerErrorHandling(app: FastifyInstance, docsBase: string) {
+/** The answer for a request no route matched: a 405 with `Allow` when the path exists with other methods. */
+export function noRouteError(routes: readonly RouteEntry[], method: string, path: string): AppError {
+  const allow = allowedMethods(routes, path);
+  if (allow.length > 0) {
+    return new AppError(
+      'method_not_allowed',
+      `${method} is not allowed on ${path}; use ${allow.join(' or ')}`,
+      null,
+      { Allow: allow.join(', ') },
+    );
+  }
+  return new AppError('not_found', `No route ${method} ${path}`);
+}
+
+export function registerErrorHandling(app: FastifyInstance, docsBase: string, routes: readonly RouteEntry[]) {
   // Bodies are JSON only: Fastify's built-in text/plain parser would hand a text body to validation
   // (a 400 about its shape) where the answer is 415.
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appErr = toAppError(err);
-    if (appErr.status >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: appErr.code, status: appErr.status }, appErr.message);
+    if (appErr.code === 'internal_error') request.log.error({ err }, 'request failed');
+    else if (appErr.status >= 500) {
+      // A platform or provider failing is expected weather, not a fault of ours: no stack, no alarm.
+      request.log.warn({ code: appErr.code, status: appErr.status }, appErr.message);
+    } else request.log.info({ code: appErr.code, status: appErr.status }, appErr.message);
     return sendError(reply, docsBase, appErr);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      docsBase,
-      new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`),
-    ),
+    sendError(reply, docsBase, noRouteError(routes, request.method, request.url.split('?')[0]!)),
   );
 }
 

@@ -1,6 +1,7 @@
 // Registration, login and the sessions login hands out: logout, the account's live sessions, and
 // revoking one. A revoked session fails at once here and within UNFURL_AUTH_CACHE_MS everywhere else.
 import { Type } from '@sinclair/typebox';
+import type { HttpContext } from '../context.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Nullable } from '../schemas/common.js';
 import type { RoutePlugin } from '../typed.js';
@@ -32,9 +33,10 @@ const SessionSummary = Type.Object({
 
 const Revoked = Type.Object({ id: Type.String(), revoked: Type.Boolean(), revokedAt: Type.Integer() });
 
-export const authRoutes: RoutePlugin = async (app) => {
-  const { accounts, authenticator } = app.services;
-
+export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticator'>> = async (
+  app,
+  { accounts, authenticator },
+) => {
   app.post(
     '/v1/auth/register',
     {
@@ -102,6 +104,46 @@ export const authRoutes: RoutePlugin = async (app) => {
     async (request) => {
       const { keyHash, ...answer } = await accounts.logout(principal(request));
       authenticator.forget(keyHash);
+      return answer;
+    },
+  );
+
+  app.post(
+    '/v1/auth/password',
+    {
+      schema: {
+        tags: ['Accounts'],
+        summary: 'Change the password; every other login session ends (extension)',
+        description:
+          'Needs the current password (a wrong one is a 403). API keys keep working; the session making the request stays.',
+        body: Type.Object(
+          {
+            currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+            newPassword: Type.String({
+              minLength: 1,
+              maxLength: 1024,
+              description: 'At least 8 characters, not only spaces, not one of the most common passwords',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            changed: Type.Boolean(),
+            sessionsEnded: Type.Integer({ description: 'Other login sessions ended' }),
+          }),
+          ...errorResponses(400, 401, 403, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { currentPassword, newPassword } = request.body;
+      const { keyHashes, ...answer } = await accounts.changePassword(
+        principal(request),
+        currentPassword,
+        newPassword,
+      );
+      for (const hash of keyHashes) authenticator.forget(hash);
       return answer;
     },
   );

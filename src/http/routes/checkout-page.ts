@@ -7,7 +7,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Checkout } from '../../billing/checkout.js';
+import { creditsText } from '../../billing/prices.js';
 import { AppError } from '../../errors.js';
+import type { HttpContext } from '../context.js';
 import type { RoutePlugin } from '../typed.js';
 
 const escapeHtml = (s: string) =>
@@ -36,6 +38,10 @@ function page(title: string, body: string) {
 }
 
 const Params = Type.Object({ id: Type.String({ pattern: '^chk_[0-9A-Za-z]{20}$' }) });
+/** Stripe's redirects back add `result=success|cancelled` (billing/checkout.ts). */
+const PageQuery = Type.Object({ result: Type.Optional(Type.String({ maxLength: 32 })) });
+
+const BACK_LINK = '<p><a href="/#/credits">Back to your credits in the dashboard</a></p>';
 
 /** The token a confirm carries: its form field or JSON member (the route has no body schema). */
 const confirmToken = (body: unknown): string =>
@@ -46,8 +52,11 @@ const confirmToken = (body: unknown): string =>
 const sameText = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-export const checkoutPageRoutes: RoutePlugin = async (app) => {
-  const { checkouts, config } = app.services;
+export const checkoutPageRoutes: RoutePlugin<Pick<HttpContext, 'checkouts' | 'config'>> = async (
+  app,
+  deps,
+) => {
+  const { checkouts, config } = deps;
   // A test checkout completes without payment, so it may only be confirmed while the server is in
   // test mode: one opened earlier must not give free credits once the server takes real payments.
   const testMode = config.checkout === 'test';
@@ -83,7 +92,7 @@ export const checkoutPageRoutes: RoutePlugin = async (app) => {
 
   app.get(
     '/v1/credits/checkout/:id',
-    { config: { public: true }, schema: { hide: true, params: Params } },
+    { config: { public: true }, schema: { hide: true, params: Params, querystring: PageQuery } },
     async (request, reply) => {
       const row = await load(request.params.id);
       // From a shell: the same page as JSON, with the token a confirm must carry.
@@ -101,11 +110,20 @@ export const checkoutPageRoutes: RoutePlugin = async (app) => {
       if (row.status === 'completed') {
         return page(
           'Purchase complete',
-          `<h1>Purchase complete</h1><p>${row.credits} credits were added to your account.</p>`,
+          `<h1>Purchase complete</h1><p>${creditsText(row.credits)} were added to your account.</p>${BACK_LINK}`,
+        );
+      }
+      if (row.provider !== 'test' && request.query.result === 'cancelled') {
+        return page(
+          'Checkout cancelled',
+          `<h1>Checkout cancelled</h1><p>No payment was taken.</p>${BACK_LINK}`,
         );
       }
       if (row.provider !== 'test') {
-        return page('Checkout', '<h1>Checkout pending</h1><p>Your payment has not been confirmed yet.</p>');
+        return page(
+          'Checkout',
+          `<h1>Checkout pending</h1><p>Your payment has not been confirmed yet.</p>${BACK_LINK}`,
+        );
       }
       if (!confirmable(row)) {
         const why = testMode
@@ -113,15 +131,16 @@ export const checkoutPageRoutes: RoutePlugin = async (app) => {
           : 'Test checkouts are disabled on this server';
         return page(
           'Checkout not available',
-          `<h1>Checkout not available</h1><p>${why}; start a new purchase.</p>`,
+          `<h1>Checkout not available</h1><p>${why}; start a new purchase.</p>${BACK_LINK}`,
         );
       }
       return page(
         'Test checkout',
         `<p class="banner"><strong>Test mode — no payment is taken.</strong> This server runs without a payment
 provider; confirming adds the credits for free.</p>
-<h1>${row.credits} credits</h1><p>Package <code>${escapeHtml(row.package_id)}</code>, list price $${escapeHtml(row.price_usd)}.</p>
-<form method="post" action="/v1/credits/checkout/${escapeHtml(row.id)}/confirm"><input type="hidden" name="token" value="${escapeHtml(row.confirm_token!)}"><button type="submit">Confirm test purchase</button></form>`,
+<h1>${creditsText(row.credits)}</h1><p>Package <code>${escapeHtml(row.package_id)}</code>, list price $${escapeHtml(row.price_usd)}.</p>
+<form method="post" action="/v1/credits/checkout/${escapeHtml(row.id)}/confirm"><input type="hidden" name="token" value="${escapeHtml(row.confirm_token!)}"><button type="submit">Confirm test purchase</button></form>
+<p><a href="/#/credits">Cancel and go back to the dashboard</a></p>`,
       );
     },
   );
@@ -150,7 +169,7 @@ provider; confirming adds the credits for free.</p>
       reply.type('text/html; charset=utf-8');
       return page(
         'Purchase complete',
-        `<h1>Purchase complete</h1><p>${row.credits} credits were added to your account. No payment was taken.</p>`,
+        `<h1>Purchase complete</h1><p>${creditsText(row.credits)} were added to your account. No payment was taken.</p>${BACK_LINK}`,
       );
     },
   );

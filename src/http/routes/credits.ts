@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { creditPackages } from '../../billing/packages.js';
+import type { HttpContext } from '../context.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses } from '../schemas/common.js';
 import type { RoutePlugin } from '../typed.js';
@@ -10,8 +11,8 @@ const Package = Type.Object({
   priceUsd: Type.String({ description: 'US dollars, two decimals' }),
 });
 
-export const creditRoutes: RoutePlugin = async (app) => {
-  const { checkouts } = app.services;
+export const creditRoutes: RoutePlugin<Pick<HttpContext, 'checkouts'>> = async (app, deps) => {
+  const { checkouts } = deps;
 
   app.get(
     '/v1/credits/packages',
@@ -21,10 +22,18 @@ export const creditRoutes: RoutePlugin = async (app) => {
         tags: ['Credits'],
         summary: 'Credit packages on sale (no key needed)',
         security: [],
-        response: { 200: Type.Object({ packages: Type.Array(Package) }) },
+        response: {
+          200: Type.Object({
+            packages: Type.Array(Package),
+            checkout: Type.Union([Type.Literal('stripe'), Type.Literal('test'), Type.Literal('off')], {
+              description:
+                'How purchases are paid on this server: stripe, test (no payment is taken: a test-mode page adds the credits) or off (extension)',
+            }),
+          }),
+        },
       },
     },
-    async () => ({ packages: [...creditPackages] }),
+    async () => ({ packages: [...creditPackages], checkout: checkouts.paymentMode }),
   );
 
   app.post(

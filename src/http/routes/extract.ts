@@ -5,7 +5,8 @@ import { AppError, invalid } from '../../errors.js';
 import { requireProvider } from '../../media/ai/providers.js';
 import type { ExtractInput } from '../../media/extract-job.js';
 import { MAX_SCHEMA_BYTES, schemaProblem } from '../../media/llm/schema.js';
-import { jobRoute } from '../job-route.js';
+import type { HttpContext } from '../context.js';
+import { jobRoute, pollRoute } from '../job-route.js';
 import type { RoutePlugin } from '../typed.js';
 
 const ExtractBody = Type.Object({
@@ -24,9 +25,11 @@ const ExtractBody = Type.Object({
   ),
 });
 
-export const extractRoutes: RoutePlugin = async (app) => {
-  const { platforms, config } = app.services;
-  jobRoute(app, {
+type ExtractDeps = Pick<HttpContext, 'platforms' | 'config' | 'jobs' | 'fetcher' | 'charges'>;
+
+export const extractRoutes: RoutePlugin<ExtractDeps> = async (app, deps) => {
+  const { platforms, config } = deps;
+  jobRoute(app, deps, {
     path: '/v1/extract',
     kind: 'extract',
     tags: ['Videos'],
@@ -58,4 +61,6 @@ export const extractRoutes: RoutePlugin = async (app) => {
       };
     },
   });
+
+  pollRoute(app, deps, { path: '/v1/extract/:jobId', kinds: ['extract'], summary: 'Poll an extract job' });
 };

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { HttpContext } from '../context.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Nullable } from '../schemas/common.js';
 import type { RoutePlugin } from '../typed.js';
@@ -12,9 +13,10 @@ const KeySummary = Type.Object({
   revokedAt: Nullable(Type.Integer()),
 });
 
-export const keyRoutes: RoutePlugin = async (app) => {
-  const { accounts, authenticator } = app.services;
-
+export const keyRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticator'>> = async (
+  app,
+  { accounts, authenticator },
+) => {
   app.post(
     '/v1/keys/create',
     {

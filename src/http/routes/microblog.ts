@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';
 import { aliasedGet } from '../alias-route.js';
+import type { HttpContext } from '../context.js';
 import { paid } from '../plugins/billing.js';
 import { errorResponses, Nullable } from '../schemas/common.js';
 import type { RoutePlugin } from '../typed.js';
@@ -47,8 +48,10 @@ export const MicroblogPost = Type.Object(
   { $id: 'MicroblogPost', title: 'MicroblogPost' },
 );
 
-export const microblogRoutes: RoutePlugin = async (app) => {
-  const { platforms } = app.services;
+export const microblogRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'charges'>> = async (
+  app,
+  { platforms, charges },
+) => {
   app.addSchema(MicroblogPost);
   aliasedGet(
     app,
@@ -70,7 +73,14 @@ export const microblogRoutes: RoutePlugin = async (app) => {
       const ref = await platforms.recognise(request.query.url);
       if (ref.platform !== 'x')
         throw invalid('url', 'not a post URL of the microblog (x.com or twitter.com)');
-      return paid(request, reply, prices.syncRequest, 'Microblog post', () => platforms.x.post(ref.id));
+      return paid(
+        charges,
+        request,
+        reply,
+        prices.syncRequest,
+        { operation: 'microblog', description: 'Microblog post' },
+        () => platforms.x.post(ref.id),
+      );
     },
   );
 };

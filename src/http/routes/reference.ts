@@ -6,11 +6,12 @@ import type { RoutePlugin } from '../typed.js';
 
 const ERROR_TEXT: Record<string, string> = {
   invalid_request: 'A parameter is missing or invalid; the message and `details` name it.',
-  unauthorized: 'No bearer token, or one that is unknown, revoked or expired.',
+  unauthorized: 'No API key (bearer token or x-api-key), or one that is unknown, revoked or expired.',
   insufficient_credits: 'The balance does not cover the request. See GET /v1/credits/packages and buy more.',
   forbidden: 'The media is private, age-restricted or members-only, or the action is disabled here.',
   not_found: 'The resource does not exist, belongs to another account, or has expired.',
   transcript_unavailable: 'The video has no captions and mode=native was asked.',
+  method_not_allowed: 'The path exists, but not with this method; `Allow` names those it takes.',
   conflict: 'The resource already exists, or an Idempotency-Key was reused with a different body.',
   payload_too_large: 'The request body is over the size limit.',
   unsupported_media_type: 'Bodies must be application/json.',
@@ -18,7 +19,8 @@ const ERROR_TEXT: Record<string, string> = {
   internal_error: 'A fault on our side. Nothing was charged.',
   upstream_error: 'The platform failed or blocked us after retries. Nothing was charged.',
   provider_unavailable: 'The AI provider is not configured or not answering.',
-  service_unavailable: 'A dependency (database, Redis) is not reachable.',
+  service_unavailable:
+    'A dependency (database, Redis) is not reachable, or the server is overloaded (then with Retry-After: nothing was done or charged).',
 };
 
 const esc = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);

@@ -1,9 +1,9 @@
 // Health, readiness and Prometheus metrics (public), and the hooks that count and log every answer.
 import { Type } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { refreshJobGauges } from '../../jobs/gauges.js';
 import { httpErrors, metricsRegistry } from '../../metrics.js';
 import { observeRequest } from '../../metrics-http.js';
+import type { HttpContext } from '../context.js';
 import type { RoutePlugin } from '../typed.js';
 
 declare module 'fastify' {
@@ -47,13 +47,13 @@ export function registerRequestObservability(app: FastifyInstance) {
   });
 }
 
-export const systemRoutes: RoutePlugin = async (app) => {
-  const { jobs, readiness } = app.services;
+export const systemRoutes: RoutePlugin<Pick<HttpContext, 'jobs' | 'readiness'>> = async (app, deps) => {
+  const { jobs, readiness } = deps;
 
   app.get(
     '/health',
     {
-      config: { public: true },
+      config: { public: true, neverShed: true },
       schema: {
         tags: ['System'],
         summary: 'Liveness: the process answers',
@@ -67,7 +67,7 @@ export const systemRoutes: RoutePlugin = async (app) => {
   app.get(
     '/ready',
     {
-      config: { public: true },
+      config: { public: true, neverShed: true },
       schema: {
         tags: ['System'],
         summary: 'Readiness: the database (and Redis, when configured) answer',
@@ -81,14 +81,18 @@ export const systemRoutes: RoutePlugin = async (app) => {
     async () => ({ status: 'ready' as const, ...(await readiness()) }),
   );
 
-  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await refreshJobGauges(jobs);
-    } catch (err) {
-      // The other metrics are still worth answering; the gauges keep their last values.
-      app.log.warn({ err }, 'metrics: reading job counts failed');
-    }
-    reply.type(metricsRegistry.contentType);
-    return metricsRegistry.metrics();
-  });
+  app.get(
+    '/metrics',
+    { config: { public: true, neverShed: true }, schema: { hide: true } },
+    async (_request, reply) => {
+      try {
+        await jobs.service.refreshGauges();
+      } catch (err) {
+        // The other metrics are still worth answering; the gauges keep their last values.
+        app.log.warn({ err }, 'metrics: reading job counts failed');
+      }
+      reply.type(metricsRegistry.contentType);
+      return metricsRegistry.metrics();
+    },
+  );
 };

@@ -2,12 +2,15 @@
 // mode=ocr); polled at GET /v1/video/describe/{jobId} (the shared poll routes).
 import { requireProvider } from '../../media/ai/providers.js';
 import { DescribeBody, type DescribeInput } from '../../media/describe-job.js';
-import { jobRoute } from '../job-route.js';
+import type { HttpContext } from '../context.js';
+import { jobRoute, pollRoute } from '../job-route.js';
 import type { RoutePlugin } from '../typed.js';
 
-export const videoDescribeRoutes: RoutePlugin = async (app) => {
-  const { platforms, config } = app.services;
-  jobRoute(app, {
+type VideoDescribeDeps = Pick<HttpContext, 'platforms' | 'config' | 'jobs' | 'fetcher' | 'charges'>;
+
+export const videoDescribeRoutes: RoutePlugin<VideoDescribeDeps> = async (app, deps) => {
+  const { platforms, config } = deps;
+  jobRoute(app, deps, {
     path: '/v1/video/describe',
     kind: 'describe',
     tags: ['Videos'],
@@ -36,5 +39,11 @@ export const videoDescribeRoutes: RoutePlugin = async (app) => {
         includeTranscript: body.includeTranscript ?? false,
       };
     },
+  });
+
+  pollRoute(app, deps, {
+    path: '/v1/video/describe/:jobId',
+    kinds: ['describe'],
+    summary: 'Poll a describe job',
   });
 };

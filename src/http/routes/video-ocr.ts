@@ -1,12 +1,15 @@
 // POST /v1/video/ocr: an OCR job (the text shown on screen, as timed segments); polled at
 // GET /v1/video/ocr/{jobId} (the shared poll routes: `pending` while queued).
 import { OCR_DEFAULT_HOLD_MINUTES, OcrBody, type OcrInput } from '../../media/ocr-job.js';
-import { jobRoute } from '../job-route.js';
+import type { HttpContext } from '../context.js';
+import { jobRoute, pollRoute } from '../job-route.js';
 import type { RoutePlugin } from '../typed.js';
 
-export const videoOcrRoutes: RoutePlugin = async (app) => {
-  const { platforms } = app.services;
-  jobRoute(app, {
+type VideoOcrDeps = Pick<HttpContext, 'platforms' | 'jobs' | 'fetcher' | 'charges' | 'config'>;
+
+export const videoOcrRoutes: RoutePlugin<VideoOcrDeps> = async (app, deps) => {
+  const { platforms } = deps;
+  jobRoute(app, deps, {
     path: '/v1/video/ocr',
     kind: 'ocr',
     tags: ['Videos'],
@@ -27,4 +30,6 @@ export const videoOcrRoutes: RoutePlugin = async (app) => {
       return { url: ref.url, format: body.format ?? 'json' };
     },
   });
+
+  pollRoute(app, deps, { path: '/v1/video/ocr/:jobId', kinds: ['ocr'], summary: 'Poll an OCR job' });
 };

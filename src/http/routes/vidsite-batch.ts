@@ -1,12 +1,15 @@
 // Batch jobs of the video-sharing platform: transcripts or metadata of many videos at once (DESIGN §4),
 // polled at GET /v1/vidsite/batch/{jobId}. /v1/youtube/* are aliases.
+
+import { BATCH_PAGE_SIZE } from '../../jobs/views.js';
 import {
   TranscriptBatchBody,
   transcriptBatchInput,
   VideoBatchBody,
   videoBatchInput,
 } from '../../sources/youtube/batch-input.js';
-import { jobRoute } from '../job-route.js';
+import type { HttpContext } from '../context.js';
+import { jobRoute, pollRoute } from '../job-route.js';
 import type { RoutePlugin } from '../typed.js';
 
 const SOURCE_RULES =
@@ -14,8 +17,10 @@ const SOURCE_RULES =
   'default 10, at most 1000). Holds 1 + videos (or 1 + `limit`) credits and costs 1 + the videos that ' +
   'succeeded; each result is `{videoId, …}` with the data or an `error`, in input order.';
 
-export const vidsiteBatchRoutes: RoutePlugin = async (app) => {
-  jobRoute(app, {
+type VidsiteBatchDeps = Pick<HttpContext, 'jobs' | 'fetcher' | 'charges' | 'config'>;
+
+export const vidsiteBatchRoutes: RoutePlugin<VidsiteBatchDeps> = async (app, deps) => {
+  jobRoute(app, deps, {
     path: '/v1/vidsite/transcript/batch',
     aliases: ['/v1/youtube/transcript/batch'],
     kind: 'transcript_batch',
@@ -26,7 +31,7 @@ export const vidsiteBatchRoutes: RoutePlugin = async (app) => {
     toInput: ({ webhookUrl: _, ...body }) => transcriptBatchInput(body),
   });
 
-  jobRoute(app, {
+  jobRoute(app, deps, {
     path: '/v1/vidsite/video/batch',
     aliases: ['/v1/youtube/video/batch'],
     kind: 'video_batch',
@@ -35,5 +40,14 @@ export const vidsiteBatchRoutes: RoutePlugin = async (app) => {
     description: SOURCE_RULES,
     body: VideoBatchBody,
     toInput: ({ webhookUrl: _, ...body }) => videoBatchInput(body),
+  });
+
+  pollRoute(app, deps, {
+    path: '/v1/vidsite/batch/:jobId',
+    aliases: ['/v1/youtube/batch/:jobId'],
+    kinds: ['transcript_batch', 'video_batch'],
+    summary: 'Poll a transcript or video batch job: results from ?skip=N, and `next` while more remain',
+    paged: true,
+    pageSize: BATCH_PAGE_SIZE,
   });
 };

@@ -5,6 +5,7 @@ import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';
 import { parseChannelRef, parsePlaylistId, parseVideoId } from '../../sources/youtube/ids.js';
 import { aliasedGet } from '../alias-route.js';
+import type { HttpContext } from '../context.js';
 import { paid } from '../plugins/billing.js';
 import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
 import type { RoutePlugin } from '../typed.js';
@@ -60,8 +61,10 @@ const Limit = (dflt: number, what: string) =>
 
 const listErrors = errorResponses(400, 401, 402, 404, 429, 502);
 
-export const vidsiteListRoutes: RoutePlugin = async (app) => {
-  const { youtube } = app.services;
+export const vidsiteListRoutes: RoutePlugin<Pick<HttpContext, 'youtube' | 'charges'>> = async (
+  app,
+  { youtube, charges },
+) => {
   app.addSchema(ChannelMetadata);
   app.addSchema(VideoIdLists);
   app.addSchema(Comments);
@@ -88,7 +91,14 @@ export const vidsiteListRoutes: RoutePlugin = async (app) => {
     },
     async (request, reply) => {
       const ref = channelRef(request.query.id);
-      return paid(request, reply, prices.syncRequest, 'Channel metadata', () => youtube.channel(ref));
+      return paid(
+        charges,
+        request,
+        reply,
+        prices.syncRequest,
+        { operation: 'channel', description: 'Channel metadata' },
+        () => youtube.channel(ref),
+      );
     },
   );
 
@@ -117,8 +127,13 @@ export const vidsiteListRoutes: RoutePlugin = async (app) => {
     async (request, reply) => {
       const q = request.query;
       const ref = channelRef(q.id);
-      return paid(request, reply, prices.syncRequest, 'Channel videos', () =>
-        youtube.channelVideos(ref, { type: q.type, limit: q.limit }),
+      return paid(
+        charges,
+        request,
+        reply,
+        prices.syncRequest,
+        { operation: 'channel_videos', description: 'Channel videos' },
+        () => youtube.channelVideos(ref, { type: q.type, limit: q.limit }),
       );
     },
   );
@@ -145,8 +160,13 @@ export const vidsiteListRoutes: RoutePlugin = async (app) => {
       const q = request.query;
       const id = parsePlaylistId(q.id);
       if (!id) throw invalid('id', 'not a playlist id or URL of the video-sharing platform');
-      return paid(request, reply, prices.syncRequest, 'Playlist videos', () =>
-        youtube.playlistVideos(id, { limit: q.limit }),
+      return paid(
+        charges,
+        request,
+        reply,
+        prices.syncRequest,
+        { operation: 'playlist_videos', description: 'Playlist videos' },
+        () => youtube.playlistVideos(id, { limit: q.limit }),
       );
     },
   );
@@ -173,9 +193,16 @@ export const vidsiteListRoutes: RoutePlugin = async (app) => {
       const q = request.query;
       const videoId = parseVideoId(q.id);
       if (!videoId) throw invalid('id', 'not a video id or URL of the video-sharing platform');
-      return paid(request, reply, prices.syncRequest, 'Comments', async () => ({
-        comments: await youtube.comments(videoId, { limit: q.limit, sort: q.sort }),
-      }));
+      return paid(
+        charges,
+        request,
+        reply,
+        prices.syncRequest,
+        { operation: 'comments', description: 'Comments' },
+        async () => ({
+          comments: await youtube.comments(videoId, { limit: q.limit, sort: q.sort }),
+        }),
+      );
     },
   );
 };

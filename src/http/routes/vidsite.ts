@@ -6,7 +6,11 @@ import { AppError, invalid } from '../../errors.js';
 import type { MediaRef } from '../../sources/platform.js';
 import { parseVideoId } from '../../sources/youtube/ids.js';
 import { aliasedGet } from '../alias-route.js';
-import { paid } from '../plugins/billing.js';
+import { answerBodies } from '../answer-body.js';
+import type { HttpContext } from '../context.js';
+import { pollRoute } from '../job-route.js';
+import { principal } from '../plugins/auth.js';
+import { paidAnswer, sendCharged } from '../plugins/billing.js';
 import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
 import { answerTranscript } from '../transcript-answer.js';
 import type { RoutePlugin } from '../typed.js';
@@ -50,7 +54,9 @@ export const VideoMetadata = Type.Object(
 const Lang = Type.String({
   pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$',
   maxLength: 35,
-  description: 'Preferred language (e.g. en, pt-BR): a native track, else a translation, else the original',
+  description:
+    'Preferred language (e.g. en, pt-BR): a native track, else a translation, else the original; for speech recognition, the language the recogniser is told to expect',
+  examples: ['en'],
 });
 
 const TranscriptOptions = {
@@ -66,7 +72,7 @@ const TranscriptOptions = {
   mode: StringEnum(['native', 'auto', 'generate'] as const, {
     default: 'auto',
     description:
-      'native: existing captions only; auto: captions, else speech recognition; generate: speech recognition',
+      'native: existing captions only; auto: captions, else speech recognition (also when the platform refuses the caption request but its media can be fetched); generate: speech recognition',
   }),
 };
 
@@ -101,10 +107,18 @@ function oneVideoRef<K extends string>(
   return id;
 }
 
-export const vidsiteRoutes: RoutePlugin = async (app) => {
-  const { youtube, platforms } = app.services;
+type VidsiteDeps = Pick<
+  HttpContext,
+  'youtube' | 'platforms' | 'transcripts' | 'translations' | 'charges' | 'jobs' | 'config'
+>;
+
+export const vidsiteRoutes: RoutePlugin<VidsiteDeps> = async (app, deps) => {
+  const { youtube, platforms, transcripts, translations, charges } = deps;
   app.addSchema(Transcript);
   app.addSchema(VideoMetadata);
+  const sendVideo = answerBodies();
+  // One per route: each compiles its own serializer.
+  const [sendTranscript, sendVidsiteTranscript] = [answerBodies(), answerBodies()];
   const transcriptErrors = errorResponses(400, 401, 402, 403, 404, 429, 502, 503);
 
   app.get(
@@ -127,7 +141,14 @@ export const vidsiteRoutes: RoutePlugin = async (app) => {
       },
     },
     async (request, reply) =>
-      answerTranscript(request, reply, await platforms.recognise(request.query.url), request.query),
+      answerTranscript(
+        transcripts,
+        request,
+        reply,
+        await platforms.recognise(request.query.url),
+        request.query,
+        sendTranscript,
+      ),
   );
 
   aliasedGet(
@@ -150,7 +171,7 @@ export const vidsiteRoutes: RoutePlugin = async (app) => {
     async (request, reply) => {
       const id = oneVideoRef(request.query, ['url', 'videoId', 'id']);
       const ref: MediaRef = { platform: 'youtube', id, url: `https://www.youtube.com/watch?v=${id}` };
-      return answerTranscript(request, reply, ref, request.query);
+      return answerTranscript(transcripts, request, reply, ref, request.query, sendVidsiteTranscript);
     },
   );
 
@@ -172,7 +193,56 @@ export const vidsiteRoutes: RoutePlugin = async (app) => {
     },
     async (request, reply) => {
       const id = oneVideoRef(request.query, ['id']);
-      return paid(request, reply, prices.syncRequest, 'Video metadata', () => youtube.video(id));
+      const video = await paidAnswer(
+        charges,
+        request,
+        reply,
+        prices.syncRequest,
+        { operation: 'video', description: 'Video metadata' },
+        () => youtube.peekVideo(id),
+        () => youtube.video(id),
+      );
+      return sendVideo(reply, video);
     },
   );
+
+  aliasedGet(
+    app,
+    ['/v1/vidsite/transcript/translate', '/v1/youtube/transcript/translate'],
+    {
+      schema: {
+        tags: ['Videos'],
+        summary: "A video's transcript translated into `lang`",
+        description:
+          "Exactly one of `url`, `videoId` or `id`. The platform's own translation of the captions (1 credit); " +
+          'where it has none and a language model is configured, the captions translated by the model, cue ' +
+          'by cue with their timing kept (1 credit + 2 per model call of up to 4,000 characters); otherwise ' +
+          '404 `transcript_unavailable`. `X-Translated-By` says which.',
+        querystring: Type.Object({
+          url: Type.Optional(VideoRef),
+          videoId: Type.Optional(VideoRef),
+          id: Type.Optional(VideoRef),
+          lang: Lang,
+          text: TranscriptOptions.text,
+          chunkSize: TranscriptOptions.chunkSize,
+        }),
+        response: { 200: Type.Ref('Transcript'), ...transcriptErrors },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const videoId = oneVideoRef(q, ['url', 'videoId', 'id']);
+      const caller = { accountId: principal(request).accountId, requestId: request.id };
+      const outcome = await translations.translate(caller, videoId, q);
+      sendCharged(reply, outcome.charged, outcome.remaining);
+      reply.header('X-Translated-By', outcome.by);
+      return outcome.transcript;
+    },
+  );
+
+  pollRoute(app, deps, {
+    path: '/v1/transcript/:jobId',
+    kinds: ['transcript'],
+    summary: 'Poll a transcript job',
+  });
 };

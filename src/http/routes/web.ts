@@ -3,9 +3,11 @@
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { CrawlBody, crawlInput } from '../../sources/web/crawl-job.js';
-import { jobRoute } from '../job-route.js';
+import { answerBodies } from '../answer-body.js';
+import type { HttpContext } from '../context.js';
+import { jobRoute, pollRoute } from '../job-route.js';
 import { principal } from '../plugins/auth.js';
-import { paid } from '../plugins/billing.js';
+import { paid, paidAnswer } from '../plugins/billing.js';
 import { errorResponses, Nullable, StringEnum } from '../schemas/common.js';
 import type { RoutePlugin } from '../typed.js';
 
@@ -22,12 +24,30 @@ export const ScrapedPage = Type.Object(
     countCharacters: Type.Integer({ description: 'Unicode code points of content' }),
     urls: Type.Array(Type.String(), { description: 'Every link on the page: absolute, deduplicated' }),
   },
-  { $id: 'ScrapedPage', title: 'ScrapedPage' },
+  {
+    $id: 'ScrapedPage',
+    title: 'ScrapedPage',
+    examples: [
+      {
+        url: 'https://example.com/',
+        content: '# Example Domain\n\nThis domain is for use in illustrative examples in documents…',
+        name: 'Example Domain',
+        description: null,
+        ogUrl: null,
+        ogImage: null,
+        countCharacters: 167,
+        urls: ['https://www.iana.org/domains/example'],
+      },
+    ],
+  },
 );
 
-export const webRoutes: RoutePlugin = async (app) => {
-  const { web, fetcher } = app.services;
+type WebDeps = Pick<HttpContext, 'web' | 'fetcher' | 'jobs' | 'charges' | 'config'>;
+
+export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
+  const { web, fetcher, charges } = deps;
   app.addSchema(ScrapedPage);
+  const sendPage = answerBodies();
 
   app.get(
     '/v1/web/scrape',
@@ -59,14 +79,17 @@ export const webRoutes: RoutePlugin = async (app) => {
     async (request, reply) => {
       const q = request.query;
       fetcher.checkUrl(q.url, 'url');
-      return paid(request, reply, prices.syncRequest, 'Scrape', () =>
-        web.scraper.scrape(q.url, {
-          noLinks: q.noLinks,
-          lang: q.lang,
-          render: q.render,
-          account: principal(request).accountId,
-        }),
+      const options = { noLinks: q.noLinks, lang: q.lang, render: q.render };
+      const page = await paidAnswer(
+        charges,
+        request,
+        reply,
+        prices.syncRequest,
+        { operation: 'scrape', description: 'Scrape' },
+        () => web.scraper.peek(q.url, options),
+        () => web.scraper.scrape(q.url, { ...options, account: principal(request).accountId }),
       );
+      return sendPage(reply, page);
     },
   );
 
@@ -99,18 +122,25 @@ export const webRoutes: RoutePlugin = async (app) => {
     async (request, reply) => {
       const q = request.query;
       fetcher.checkUrl(q.url, 'url');
-      return paid(request, reply, prices.syncRequest, 'Map', () =>
+      return paid(charges, request, reply, prices.syncRequest, { operation: 'map', description: 'Map' }, () =>
         web.mapper.map(q.url, { limit: q.limit, sitemap: q.sitemap }),
       );
     },
   );
 
-  jobRoute(app, {
+  jobRoute(app, deps, {
     path: '/v1/web/crawl',
     kind: 'crawl',
     tags: ['Web'],
     summary: 'Crawl a site (a job): poll GET /v1/web/crawl/{jobId}',
     body: CrawlBody,
     toInput: ({ webhookUrl: _, ...body }) => crawlInput(body, fetcher),
+  });
+
+  pollRoute(app, deps, {
+    path: '/v1/web/crawl/:jobId',
+    kinds: ['crawl'],
+    summary: 'Poll a crawl job: pages from ?skip=N, and `next` while more remain',
+    paged: true,
   });
 };

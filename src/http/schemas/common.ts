@@ -8,7 +8,18 @@ export const ErrorBody = Type.Object(
     details: Type.Union([Type.String(), Type.Null()]),
     documentationUrl: Type.String(),
   },
-  { $id: 'Error', title: 'Error' },
+  {
+    $id: 'Error',
+    title: 'Error',
+    examples: [
+      {
+        error: 'invalid_request',
+        message: "Missing required query parameter 'url'",
+        details: 'url',
+        documentationUrl: 'http://127.0.0.1:8080/docs/reference#invalid_request',
+      },
+    ],
+  },
 );
 
 export { Nullable, StringEnum } from '../../schemas.js';

@@ -6,6 +6,7 @@ import { configPath, readConfig, type SavedConfig } from './config-store.js';
 import { UsageError } from './exit-codes.js';
 import type { Output } from './output.js';
 import { type Progress, progressBar } from './progress.js';
+import { closest } from './suggest.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
@@ -52,6 +53,18 @@ export interface CommandContext {
   int(name: string, min: number, max: number): number | undefined;
 }
 
+/** parseArgs' complaint in our words, with the nearest known option for one it does not know. */
+function optionError(err: Error & { code?: string }, options: Options): string {
+  const unknown = /Unknown option '([^']+)'/.exec(err.message)?.[1];
+  if (err.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || !unknown) return err.message;
+  const names = Object.entries(options).flatMap(([name, o]) => [
+    `--${name}`,
+    ...(o.short ? [`-${o.short}`] : []),
+  ]);
+  const guess = closest(unknown, names);
+  return `unknown option ${unknown}${guess ? ` (did you mean ${guess}?)` : ''}`;
+}
+
 export function usageLine(spec: CommandSpec) {
   return `usage: unfurl ${spec.name} ${spec.usage}`.trimEnd();
 }
@@ -72,7 +85,9 @@ export function buildContext(
       strict: true,
     });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(
+      optionError(err as Error & { code?: string }, { ...GLOBAL_OPTIONS, ...spec.options }),
+    );
   }
   const values = parsed.values as CommandContext['values'];
   const positionals = parsed.positionals;

@@ -13,6 +13,7 @@ const COMMANDS: CommandSpec[] = [
   video.transcript,
   video.video,
   web.scrape,
+  web.map,
   web.crawl,
   ai.ocr,
   ai.describe,

@@ -7,6 +7,7 @@ export const CLIENT_COMMAND_NAMES = [
   'transcript',
   'video',
   'scrape',
+  'map',
   'crawl',
   'ocr',
   'describe',

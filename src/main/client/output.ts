@@ -58,6 +58,11 @@ export function printError(o: Output, err: unknown) {
       .join(', ');
     o.err.write(`error: ${err.message} (${where})\n`);
     if (err.details && !err.message.includes(err.details)) o.err.write(`  details: ${err.details}\n`);
+    if (err.status === 402 || err.code === 'insufficient_credits') {
+      o.err.write(
+        '  see the packages with `unfurl credits`, then buy one with `unfurl credits buy PACKAGE`\n',
+      );
+    }
     return;
   }
   o.err.write(`error: ${(err as Error)?.message ?? String(err)}\n`);

@@ -25,8 +25,6 @@ export interface MediaFetcher {
 }
 
 export interface AiJobSettings {
-  /** Largest audio part per transcription request. */
-  maxUploadBytes: number;
   /** Longest media one job takes. */
   maxMediaSeconds: number;
   /** All provider calls of one attempt. */

@@ -4,10 +4,16 @@ import { Agent } from 'undici';
 import type { AiEndpoint, Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { SafeFetcher } from '../../net/safe-fetch.js';
+import type { SpeechRecogniser } from '../asr/recogniser.js';
+import { providerRecogniser } from '../asr/transcribe.js';
+import { WhisperEngine } from '../asr/whisper/engine.js';
+import { partTimeout, whisperRecogniser } from '../asr/whisper/recogniser.js';
 import { AiClient } from './client.js';
 
 export interface AiProviders {
   readonly asr: AiClient;
+  /** Speech recognition as this process runs it (UNFURL_ASR_ENGINE); null when none is configured. */
+  readonly speech: SpeechRecogniser | null;
   readonly vision: AiClient;
   readonly llm: AiClient;
   close(): Promise<void>;
@@ -29,15 +35,32 @@ export function createAiProviders(config: Config): AiProviders {
     connections: 32,
   });
   const settings = { requestTimeoutMs: ai.requestTimeoutMs, retryBaseMs: ai.retryBaseMs, dispatcher };
+  const asr = new AiClient(ai.asr, 'speech recognition', fetcher, settings);
+  // The engine starts no process until a job needs one: an API-only process never does.
+  const whisper = ai.whisper.modelPath
+    ? new WhisperEngine({ ...ai.whisper, modelPath: ai.whisper.modelPath })
+    : null;
   return {
-    asr: new AiClient(ai.asr, 'speech recognition', fetcher, settings),
+    asr,
+    speech: whisper
+      ? whisperRecogniser(whisper, partTimeout(ai.whisper.timeoutFactor))
+      : asr.configured
+        ? providerRecogniser(asr, ai.asrMaxUploadBytes)
+        : null,
     vision: new AiClient(ai.vision, 'vision', fetcher, settings),
     llm: new AiClient(ai.llm, 'language model', fetcher, settings),
     close: async () => {
+      await whisper?.close();
       await dispatcher.close();
       await fetcher.close();
     },
   };
+}
+
+/** 503 provider_unavailable at submit time when this server recognises no speech. */
+export function requireSpeech(config: Pick<Config['ai'], 'asrEngine' | 'asr'>): void {
+  if (config.asrEngine === 'whisper') return;
+  requireProvider(config.asr, 'speech recognition');
 }
 
 /** 503 provider_unavailable at submit time when `endpoint` has no provider. */
@@ -45,7 +68,9 @@ export function requireProvider(endpoint: AiEndpoint, task: string): void {
   if (!endpoint.baseUrl) {
     throw new AppError(
       'provider_unavailable',
-      `This needs ${task}, and no AI provider is configured for it on this server (UNFURL_AI_BASE_URL)`,
+      task === 'speech recognition'
+        ? 'This needs speech recognition, which is not configured on this server (UNFURL_ASR_ENGINE=whisper with a model file, or an AI provider: UNFURL_AI_BASE_URL)'
+        : `This needs ${task}, and no AI provider is configured for it on this server (UNFURL_AI_BASE_URL)`,
     );
   }
 }

@@ -124,3 +124,13 @@ export function languageCode(raw: string | null | undefined): string {
   if (code) return code[2] ? `${code[1]!.toLowerCase()}-${code[2].toUpperCase()}` : code[1]!.toLowerCase();
   return 'und';
 }
+
+/** The codes recognisers know (whisper's list, which these names come from). */
+const CODES = new Set(Object.values(NAMES));
+
+/** The language code a recogniser takes for an API `lang` ("pt-BR" → "pt"); null when none fits. Pure. */
+export function recogniserLanguage(lang: string | undefined): string | null {
+  if (!lang) return null;
+  const base = lang.split(/[-_]/)[0]!.toLowerCase();
+  return CODES.has(base) ? base : null;
+}

@@ -1,22 +1,23 @@
 // Speech recognition of one media file: its sound extracted, measured, cut on pauses into parts
-// under the provider's upload limit, each part recognised, the cues stitched on one clock.
+// no longer than the recogniser takes, each part recognised, the cues stitched on one clock.
 
 import path from 'node:path';
 import { permanent } from '../../errors.js';
 import type { TranscriptCue } from '../../sources/transcript.js';
-import type { AiClient, CallOptions } from '../ai/client.js';
+import type { CallOptions } from '../ai/client.js';
 import { probe } from '../ffmpeg.js';
-import { encodePart, extractAudio, PART_BYTES_PER_SECOND } from './audio.js';
+import { extractAudio } from './audio.js';
 import { languageCode } from './languages.js';
+import type { SpeechRecogniser } from './recogniser.js';
 import { detectSilences } from './silence.js';
 import { planParts } from './split.js';
-import { transcribePart } from './transcribe.js';
 
 export interface SpeechOptions extends CallOptions {
-  client: AiClient;
+  recogniser: SpeechRecogniser;
   /** Scratch directory of the job. */
   dir: string;
-  maxUploadBytes: number;
+  /** The language the caller expects: a hint to the recogniser. */
+  lang?: string;
   /** Longer sound is refused (413). */
   maxSeconds: number;
   /** Told the sound's length before any provider call (the job holds credits for it here). */
@@ -31,10 +32,6 @@ export interface SpeechResult {
   parts: number;
 }
 
-/** Longest part that stays under the upload limit (container overhead kept aside). */
-export const maxPartSeconds = (maxUploadBytes: number) =>
-  Math.max(2, Math.floor((maxUploadBytes * 0.97 - 4096) / PART_BYTES_PER_SECOND));
-
 export async function recogniseSpeech(media: string, opts: SpeechOptions): Promise<SpeechResult> {
   const audio = path.join(opts.dir, 'audio.flac');
   // A second past the cap tells "too long" apart from "exactly at the cap".
@@ -47,19 +44,20 @@ export async function recogniseSpeech(media: string, opts: SpeechOptions): Promi
     );
   }
   await opts.onDuration?.(durationSec);
-  const maxPart = maxPartSeconds(opts.maxUploadBytes);
+  const maxPart = opts.recogniser.maxPartSeconds;
   const silences =
     durationSec > maxPart ? await detectSilences(audio, durationSec, { signal: opts.signal }) : [];
   const parts = planParts(durationSec, silences, maxPart);
   const cues: TranscriptCue[] = [];
   const heard = new Map<string, number>();
-  for (const [i, part] of parts.entries()) {
-    const file = path.join(opts.dir, `part-${i}.mp3`);
-    const bytes = await encodePart(audio, file, part, opts.signal);
-    if (bytes > opts.maxUploadBytes) {
-      throw permanent(`audio part ${i} is ${bytes} bytes, over the upload limit`, 'internal_error');
-    }
-    const result = await transcribePart(opts.client, file, part, opts);
+  for (const [index, part] of parts.entries()) {
+    const result = await opts.recogniser.recognisePart(audio, part, {
+      dir: opts.dir,
+      index,
+      budget: opts.budget,
+      signal: opts.signal,
+      ...(opts.lang && { lang: opts.lang }),
+    });
     cues.push(...result.cues);
     if (result.language) {
       const code = languageCode(result.language);

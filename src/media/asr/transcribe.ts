@@ -1,8 +1,13 @@
 // One upload part through the OpenAI-compatible /audio/transcriptions API (verbose_json, segment
 // timestamps), its segments turned into cues in ms on the whole recording's clock.
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { permanent } from '../../errors.js';
 import type { TranscriptCue } from '../../sources/transcript.js';
 import type { AiClient, CallOptions } from '../ai/client.js';
+import { encodePart, PART_BYTES_PER_SECOND } from './audio.js';
+import { recogniserLanguage } from './languages.js';
+import type { PartResult, SpeechRecogniser } from './recogniser.js';
 import type { Part } from './split.js';
 
 interface VerboseSegment {
@@ -18,12 +23,6 @@ export interface VerboseTranscription {
   duration?: number;
   text?: string;
   segments?: VerboseSegment[];
-}
-
-export interface PartResult {
-  cues: TranscriptCue[];
-  /** As the recogniser named it (a name or a code). */
-  language: string | null;
 }
 
 /** Segments → cues offset by where the part starts; silence the model invented is dropped. Pure. */
@@ -57,8 +56,11 @@ export async function transcribePart(
   client: AiClient,
   file: string,
   part: Part,
-  opts: CallOptions,
+  opts: CallOptions & { lang?: string },
 ): Promise<PartResult> {
+  // The request's language as a hint (the API takes ISO 639-1 without a region).
+  const language = recogniserLanguage(opts.lang);
+  const hint = language ? [{ name: 'language', value: language }] : [];
   const answer = await client.postMultipart<VerboseTranscription>(
     '/audio/transcriptions',
     [
@@ -66,8 +68,31 @@ export async function transcribePart(
       { name: 'model', value: client.model },
       { name: 'response_format', value: 'verbose_json' },
       { name: 'timestamp_granularities[]', value: 'segment' },
+      ...hint,
     ],
     opts,
   );
   return { cues: segmentsToCues(answer, part), language: answer.language ?? null };
+}
+
+/** Longest part that stays under the upload limit (container overhead kept aside). */
+export const maxPartSeconds = (maxUploadBytes: number) =>
+  Math.max(2, Math.floor((maxUploadBytes * 0.97 - 4096) / PART_BYTES_PER_SECOND));
+
+/** The provider as a recogniser: each part uploaded as MP3 under the provider's size limit. */
+export function providerRecogniser(client: AiClient, maxUploadBytes: number): SpeechRecogniser {
+  return {
+    maxPartSeconds: maxPartSeconds(maxUploadBytes),
+    async recognisePart(audio, part, request) {
+      const file = path.join(request.dir, `part-${request.index}.mp3`);
+      const bytes = await encodePart(audio, file, part, request.signal);
+      if (bytes > maxUploadBytes) {
+        throw permanent(
+          `audio part ${request.index} is ${bytes} bytes, over the upload limit`,
+          'internal_error',
+        );
+      }
+      return transcribePart(client, file, part, request);
+    },
+  };
 }

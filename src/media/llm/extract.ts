@@ -1,9 +1,9 @@
 // Structured extraction with a language model: the video's transcript and key frames in, JSON that
 // matches a schema out. With no schema the model first proposes one (its own call). Every answer is
 // checked with ajv; a wrong one gets one repair round with the errors, then the job fails clearly.
-import { permanent } from '../../errors.js';
-import { type ChatMessage, type ChatRequest, type ContentPart, chat } from '../ai/chat.js';
+import type { ContentPart } from '../ai/chat.js';
 import type { AiClient, CallOptions } from '../ai/client.js';
+import { askWithRepair } from './ask-json.js';
 import {
   type JsonSchema,
   normaliseSchema,
@@ -29,48 +29,6 @@ function videoParts(ctx: ExtractContext): ContentPart[] {
     ...(ctx.transcript ? [{ type: 'text' as const, text: `Transcript:\n${ctx.transcript}` }] : []),
     ...(ctx.frames.length ? [{ type: 'text' as const, text: 'Frames:' }, ...ctx.frames] : []),
   ];
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  // Some servers wrap JSON in a Markdown fence even when asked for JSON.
-  const bare = text.replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
-  try {
-    return { ok: true, value: JSON.parse(bare) };
-  } catch (err) {
-    return { ok: false, error: `not valid JSON (${(err as Error).message.slice(0, 120)})` };
-  }
-}
-
-/**
- * One request, and one repair round if its answer fails `check`: the model sees its answer and
- * what is wrong with it. Answers the accepted value, or fails the job naming the problems.
- */
-async function askWithRepair<T>(
-  client: AiClient,
-  request: ChatRequest,
-  check: (value: unknown) => string[],
-  what: string,
-  opts: CallOptions,
-): Promise<T> {
-  const messages: ChatMessage[] = [...request.messages];
-  let problems: string[] = [];
-  for (let round = 0; round < 2; round++) {
-    const text = await chat(client, { ...request, messages }, opts);
-    const parsed = parseJson(text);
-    problems = parsed.ok ? check(parsed.value) : [parsed.error];
-    if (problems.length === 0 && parsed.ok) return parsed.value as T;
-    messages.push(
-      { role: 'assistant', content: text },
-      {
-        role: 'user',
-        content: `That answer is not valid: ${problems.join('; ')}. Answer again with only the corrected JSON.`,
-      },
-    );
-  }
-  throw permanent(
-    `The model's ${what} was still invalid after a repair round: ${problems.slice(0, 5).join('; ')}`,
-    'upstream_error',
-  );
 }
 
 /** A JSON Schema (type object) for what `prompt` asks, proposed by the model from the video. */

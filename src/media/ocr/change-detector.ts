@@ -223,7 +223,7 @@ export class TextChangeDetector {
   private readonly opts: Required<ChangeOptions>;
   private prev: Small | null = null;
   private cur: { frame: GrayFrame; small: Small } | null = null;
-  private reference: { map: Uint8Array; grown: Uint8Array; count: number } | null = null;
+  private reference: { map: Uint8Array; grown: Uint8Array; count: number; px: Uint8Array } | null = null;
   /** How far a ticker has scrolled since the last OCR'd frame (analysis pixels). */
   private scrolled = 0;
   private tickerSpeed = 0;
@@ -331,7 +331,7 @@ export class TextChangeDetector {
     const removalOnly =
       textChanged && !forcedByTicker && before !== null && appeared <= REMOVAL_SHARE * moved;
     if (changed) {
-      this.reference = { map, grown, count };
+      this.reference = { map, grown, count, px: cur.px };
       this.scrolled = 0;
       this.lastMoved = 0;
     }
@@ -341,12 +341,17 @@ export class TextChangeDetector {
       const x1 = Math.min(cur.w, Math.ceil((box.left + box.width) / factor));
       const y0 = Math.max(0, Math.floor(box.top / factor));
       const y1 = Math.min(cur.h, Math.ceil((box.top + box.height) / factor));
+      // Its own edges still there, as bright as they were — not just any edges: the textured
+      // picture behind a caption that left fills its box with edges of its own.
+      const same = 2 * this.opts.stableThreshold;
       let had = 0;
       let has = 0;
       for (let y = y0; y < y1; y++) {
         for (let x = x0; x < x1; x++) {
-          had += before.map[y * cur.w + x]!;
-          has += grown[y * cur.w + x]!;
+          const i = y * cur.w + x;
+          if (!before.map[i]) continue;
+          had++;
+          if (grown[i] && Math.abs(cur.px[i]! - before.px[i]!) <= same) has++;
         }
       }
       // A line that left no stable edges (a ticker) cannot be judged this way: kept.

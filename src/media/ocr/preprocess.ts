@@ -2,9 +2,8 @@
 // light text over busy or bright colour, which is where captions usually are; so each frame is read
 // three times: as it is (grayscale, for dark and coloured text), and as two "light text" masks —
 // upscaled when small (small text reads much better at twice the size) and thresholded so that light
-// text becomes black ink on white paper. The readings are then merged line by line.
+// text becomes black ink on white paper. The readings are then merged (merge.ts).
 import type { GrayFrame } from '../frames.js';
-import type { OcrLine, OcrWord } from './tesseract.js';
 
 export interface OcrImage {
   /** A binary PGM (P5) file's bytes. */
@@ -69,7 +68,7 @@ export function upscale(frame: GrayFrame, scale: number): Uint8Array {
 export function lightTextMask(
   frame: GrayFrame,
   scale: number,
-  mode: 'bright' | 'lifted',
+  mode: 'bright' | 'lifted' | 'enclosed',
   upscaled: Uint8Array = upscale(frame, scale),
 ): Uint8Array {
   const W = frame.width * scale;
@@ -96,6 +95,7 @@ export function lightTextMask(
     }
     return out;
   }
+  if (mode === 'enclosed') return enclosedMask(px, W, H, scale);
   // Integral image for the local mean over a window about a letter wide.
   const iw = W + 1;
   const integral = new Float64Array(iw * (H + 1));
@@ -124,6 +124,130 @@ export function lightTextMask(
   return out;
 }
 
+/** A pixel this dark or darker is an outline, a box or (in a stack) the moving picture. */
+const DARK = 60;
+/** How much lighter than that the fill of a letter is. */
+const FILL_LIFT = 70;
+/** Farthest a letter's edge may be from a point of its fill, per side (frame pixels): half a stroke and more. */
+const ENCLOSED_REACH = 6;
+/** Thinnest stroke (frame pixels) that counts as one. */
+const MIN_STROKE = 2;
+
+/**
+ * Walking `count` pixels from `start` by `step` (one row or column, either way), each pixel's distance
+ * to the last dark pixel passed, capped at `far`.
+ */
+function darkDistances(
+  px: Uint8Array,
+  out: Uint8Array,
+  start: number,
+  step: number,
+  count: number,
+  far: number,
+): void {
+  let d = far;
+  for (let k = 0, i = start; k < count; k++, i += step) {
+    d = px[i]! <= DARK ? 0 : Math.min(far, d + 1);
+    out[i] = d;
+  }
+}
+
+/**
+ * Light pixels held between dark ones within a stroke's width — left and right, or above and below:
+ * the fill of outlined letters, of letters on a dark box, and (in a stack, where the moving picture is
+ * black) of light letters over a moving picture, as black ink on white. A light area wider than a
+ * stroke (a bright patch of the picture that stood still) is not held and stays paper.
+ */
+function enclosedMask(px: Uint8Array, W: number, H: number, scale: number): Uint8Array {
+  const reach = ENCLOSED_REACH * scale;
+  const fill = DARK + FILL_LIFT;
+  // Distance to the nearest dark pixel in each of the four directions, capped at reach + 1.
+  const far = reach + 1;
+  const left = new Uint8Array(W * H);
+  const right = new Uint8Array(W * H);
+  const up = new Uint8Array(W * H);
+  const down = new Uint8Array(W * H);
+  for (let y = 0; y < H; y++) {
+    darkDistances(px, left, y * W, 1, W, far);
+    darkDistances(px, right, y * W + W - 1, -1, W, far);
+  }
+  for (let x = 0; x < W; x++) {
+    darkDistances(px, up, x, W, H, far);
+    darkDistances(px, down, (H - 1) * W + x, -W, H, far);
+  }
+  // Runs of fill pixels across and down: a stroke is at least MIN_STROKE thick both ways; the thin
+  // rim between an outline and the picture is not.
+  const minRun = MIN_STROKE * scale;
+  const across = runLengths(px, W, H, fill, 1, W);
+  const downRun = runLengths(px, H, W, fill, W, 1);
+  const outside = openBackground(px, W, H);
+  const out = new Uint8Array(W * H).fill(255);
+  for (let i = 0; i < out.length; i++) {
+    if (px[i]! < fill || outside[i] || across[i]! < minRun || downRun[i]! < minRun) continue;
+    if ((left[i]! <= reach && right[i]! <= reach) || (up[i]! <= reach && down[i]! <= reach)) out[i] = 0;
+  }
+  return out;
+}
+
+/**
+ * The pixels not dark that the image's border reaches without crossing a dark one (4-connected): the
+ * open background. The fill of an outlined letter is closed off by its outline and is not reached,
+ * so light text on a light picture keeps its letters apart from the light gaps between them.
+ */
+function openBackground(px: Uint8Array, W: number, H: number): Uint8Array {
+  const seen = new Uint8Array(W * H);
+  const stack = new Int32Array(W * H);
+  let top = 0;
+  const visit = (i: number) => {
+    if (seen[i] || px[i]! <= DARK) return;
+    seen[i] = 1;
+    stack[top++] = i;
+  };
+  for (let x = 0; x < W; x++) {
+    visit(x);
+    visit((H - 1) * W + x);
+  }
+  for (let y = 0; y < H; y++) {
+    visit(y * W);
+    visit(y * W + W - 1);
+  }
+  while (top > 0) {
+    const i = stack[--top]!;
+    const x = i % W;
+    if (x > 0) visit(i - 1);
+    if (x < W - 1) visit(i + 1);
+    if (i >= W) visit(i - W);
+    if (i < (H - 1) * W) visit(i + W);
+  }
+  return seen;
+}
+
+/**
+ * For every pixel at or above `min`, the length of the run of such pixels it belongs to along one
+ * axis: `lines` lines of `length` pixels, `step` between neighbours, `stride` between lines.
+ */
+function runLengths(
+  px: Uint8Array,
+  lines: number,
+  length: number,
+  min: number,
+  stride: number,
+  step: number,
+): Uint16Array {
+  const out = new Uint16Array(px.length);
+  for (let l = 0; l < lines; l++) {
+    const base = l * stride;
+    let start = 0;
+    for (let k = 0; k <= length; k++) {
+      const on = k < length && px[base + k * step]! >= min;
+      if (on) continue;
+      for (let j = start; j < k; j++) out[base + j * step] = k - start;
+      start = k + 1;
+    }
+  }
+  return out;
+}
+
 /**
  * The images tesseract reads for one frame. `maskSource` (same size) is what the light-text masks are
  * made from when it differs from the frame (a stack of frames with the moving picture blacked out).
@@ -138,117 +262,6 @@ export function ocrImages(frame: GrayFrame, maskSource: GrayFrame = frame): OcrI
     { pgm: pgmOf(frame.width, frame.height, frame.data), scale: 1 },
     { pgm: pgmOf(W, H, lightTextMask(maskSource, scale, 'bright', big)), scale },
     { pgm: pgmOf(W, H, lightTextMask(maskSource, scale, 'lifted', big)), scale },
+    { pgm: pgmOf(W, H, lightTextMask(maskSource, scale, 'enclosed', big)), scale },
   ];
-}
-
-function scaleBox<T extends OcrWord>(box: T, scale: number): T {
-  // Word boxes inside a line are not used past this point: they are dropped, not rescaled.
-  if (scale === 1) return box;
-  return {
-    ...box,
-    words: undefined,
-    left: Math.round(box.left / scale),
-    top: Math.round(box.top / scale),
-    width: Math.round(box.width / scale),
-    height: Math.round(box.height / scale),
-  };
-}
-
-function overlapShare(a: OcrWord, b: OcrWord): number {
-  const w = Math.min(a.left + a.width, b.left + b.width) - Math.max(a.left, b.left);
-  const h = Math.min(a.top + a.height, b.top + b.height) - Math.max(a.top, b.top);
-  if (w <= 0 || h <= 0) return 0;
-  return (w * h) / Math.max(1, Math.min(a.width * a.height, b.width * b.height));
-}
-
-/** How much was read, and how surely: confident characters. */
-const weight = (l: OcrLine) => l.conf * (l.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0);
-
-/**
- * Merges the readings of one frame's images: where lines of two readings cover the same place, the one
- * with more confident characters wins; lines only one reading found are kept; pieces of one line are
- * joined.
- */
-export function mergeReadings(
-  readings: ReadonlyArray<{ lines: readonly OcrLine[]; scale: number }>,
-): OcrLine[] {
-  const all = readings.flatMap((r) => r.lines.map((l) => scaleBox(l, r.scale)));
-  all.sort((a, b) => weight(b) - weight(a));
-  const kept: OcrLine[] = [];
-  for (const line of all) {
-    const clash = kept.findIndex((k) => overlapShare(k, line) > 0.15);
-    if (clash < 0) {
-      kept.push(line);
-      continue;
-    }
-    // Two readings of overlapping stretches of one line ("ORDER NOW: call" and "call 555-0199").
-    const stitched = stitch(kept[clash]!, line);
-    if (stitched) kept[clash] = stitched;
-  }
-  return joinLines(kept);
-}
-
-const bareWord = (w: string) => w.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
-
-/**
- * Joins two readings of one row that overlap by whole words (the end of the left one is the start of
- * the right one); null when they do not line up like that.
- */
-export function stitch(a: OcrLine, b: OcrLine): OcrLine | null {
-  const [left, right] = a.left <= b.left ? [a, b] : [b, a];
-  if (right.left + right.width <= left.left + left.width) return null;
-  const lw = left.text.split(' ');
-  const rw = right.text.split(' ');
-  for (let k = Math.min(lw.length, rw.length); k >= 1; k--) {
-    const tail = lw.slice(-k).map(bareWord).join(' ');
-    const head = rw.slice(0, k).map(bareWord).join(' ');
-    if (tail && tail === head) {
-      const text = [...lw, ...rw.slice(k)].join(' ');
-      const top = Math.min(left.top, right.top);
-      const bottom = Math.max(left.top + left.height, right.top + right.height);
-      return {
-        text,
-        conf: Math.min(left.conf, right.conf),
-        left: left.left,
-        top,
-        width: right.left + right.width - left.left,
-        height: bottom - top,
-      };
-    }
-  }
-  return null;
-}
-
-/**
- * Pieces of one line that tesseract returned apart (words far apart, or read on different images)
- * are joined left to right: same band of rows, text of about the same height, a gap under six text
- * heights (a word or two left unread between them).
- */
-export function joinLines(lines: readonly OcrLine[]): OcrLine[] {
-  const sorted = [...lines].sort((a, b) => a.left - b.left);
-  const out: OcrLine[] = [];
-  for (const line of sorted) {
-    const into = out.find((o) => {
-      const v = Math.min(o.top + o.height, line.top + line.height) - Math.max(o.top, line.top);
-      const gap = line.left - (o.left + o.width);
-      const tall = Math.max(o.height, line.height);
-      const similarSize = tall <= 2.5 * Math.min(o.height, line.height);
-      return v >= 0.5 * Math.min(o.height, line.height) && similarSize && gap <= 6 * tall && gap > -o.width;
-    });
-    if (!into) {
-      out.push({ ...line });
-      continue;
-    }
-    // A piece that overlaps what is already joined is a second reading of the same words.
-    if (line.left < into.left + into.width - 0.5 * into.height) continue;
-    const chars = (l: OcrLine) => Math.max(1, l.text.length);
-    into.conf = (into.conf * chars(into) + line.conf * chars(line)) / (chars(into) + chars(line));
-    into.text = `${into.text} ${line.text}`;
-    const right = Math.max(into.left + into.width, line.left + line.width);
-    const bottom = Math.max(into.top + into.height, line.top + line.height);
-    into.top = Math.min(into.top, line.top);
-    into.width = right - into.left;
-    into.height = bottom - into.top;
-  }
-  return out.sort((a, b) => a.top - b.top || a.left - b.left);
 }

@@ -35,17 +35,18 @@ interface Open {
 
 const alnumCount = (text: string) => text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
 
+const bareWords = (text: string) =>
+  text
+    .toLowerCase()
+    .split(' ')
+    .map((w) => w.replace(/[^\p{L}\p{N}]/gu, ''))
+    .filter(Boolean);
+
 /** The words of `part` appear in `whole` in the same order (a partial reading of the same line). */
 function wordsWithin(part: string, whole: string): boolean {
-  const bare = (text: string) =>
-    text
-      .toLowerCase()
-      .split(' ')
-      .map((w) => w.replace(/[^\p{L}\p{N}]/gu, ''))
-      .filter(Boolean);
-  const words = bare(whole);
+  const words = bareWords(whole);
   let at = 0;
-  for (const w of bare(part)) {
+  for (const w of bareWords(part)) {
     const found = words.indexOf(w, at);
     if (found < 0) return false;
     at = found + 1;
@@ -67,6 +68,9 @@ function sameSpot(a: OcrLine, b: OcrLine): boolean {
   return w > 0 && h > 0.5 * Math.min(a.height, b.height);
 }
 
+/** A reading in the same spot whose letters are mostly in words of the segment's text continues it ("3 UNFURL" for "UNFURL TV": a stray mark read beside it). */
+const SHARED_SHARE = 0.6;
+
 /**
  * How well `line` continues `seg` (0: it does not): nearly the same text anywhere, or — in the same
  * spot — a partial or slightly misread version of it. A different caption in the same spot shares
@@ -81,8 +85,20 @@ function continuation(seg: Open, line: OcrLine, minSim: number): number {
   const b = line.text;
   const shorter = a.length <= b.length ? a : b;
   const longer = shorter === a ? b : a;
-  return alnumCount(shorter) >= 3 && wordsWithin(shorter, longer) ? 0.5 : 0;
+  if (alnumCount(shorter) < 3) return 0;
+  return wordsWithin(shorter, longer) || sharedLetters(shorter, longer) >= SHARED_SHARE ? 0.5 : 0;
 }
+
+/** Share of the letters of `part` in words that `whole` has too (any order). */
+function sharedLetters(part: string, whole: string): number {
+  const words = new Set(bareWords(whole));
+  let shared = 0;
+  for (const w of bareWords(part)) if (words.has(w)) shared += w.length;
+  return shared / Math.max(1, alnumCount(part));
+}
+
+/** What a character that a partial reading lacks costs, against one read differently. */
+const PARTIAL_COST = 0.5;
 
 /**
  * The reading closest to all the others (weighted medoid by edit distance): one frame's misread
@@ -95,9 +111,11 @@ function bestReading(readings: Map<string, number>): string {
   for (const candidate of readings.keys()) {
     let cost = 0;
     for (const [other, w] of readings) {
-      // A reading whose words all appear, in order, in the candidate is explained by it (read partly).
-      if (wordsWithin(other, candidate)) continue;
-      cost += w * editDistance(candidate.toLowerCase(), other.toLowerCase());
+      // A reading whose words all appear, in order, in the candidate is explained by it (read partly):
+      // it counts against the candidate's extra characters at half weight, so a stray mark read once
+      // beside a logo read a hundred times without it ("4 UNFURL TV") does not win.
+      const partial = wordsWithin(other, candidate) ? PARTIAL_COST : 1;
+      cost += partial * w * editDistance(candidate.toLowerCase(), other.toLowerCase());
     }
     if (cost < bestCost || (cost === bestCost && candidate.length > best.length)) {
       best = candidate;

@@ -43,13 +43,41 @@ const ALNUM = /[\p{L}\p{N}]/gu;
 const SHORT_LINE_CONF = 90;
 const SHORT_WORD_CONF = 85;
 
-/** A word worth keeping: confident enough and not just punctuation or a lone stray mark. */
-function isWord(w: Word, minConf: number): boolean {
-  if (w.conf < minConf) return false;
-  const alnum = w.text.match(ALNUM)?.length ?? 0;
-  // Stray one- and two-letter "words" beside real text are mostly texture; real ones read surely.
-  if (alnum <= 2 && w.conf < SHORT_WORD_CONF) return false;
+const alnumOf = (text: string) => text.match(ALNUM)?.length ?? 0;
+
+/** Mostly letters and digits: not punctuation or a lone stray mark. */
+const wordLike = (w: Word) => {
+  const alnum = alnumOf(w.text);
   return alnum >= 1 && alnum * 2 >= [...w.text].length;
+};
+
+/** A short word that covers this share of its width of a long word is a mark on that word's edge. */
+const SHORT_MAX_OVERLAP = 0.3;
+/** A short word this close to a long word of its line (in the short word's heights) belongs to it. */
+const SHORT_NEAR = 1.5;
+
+/**
+ * The words of one line worth keeping: confident enough and word-like. One- and two-letter "words"
+ * are mostly texture when alone, so they need a sure reading (tesseract reads a lone digit at 60–70
+ * even when it is right) unless they sit beside a long word of the line at its height: the "7" that
+ * ends "Serve with fresh berries 7". A short word that overlaps a long word is a mark on its edge
+ * ("with v warm"), however sure.
+ */
+function keptWords(all: readonly Word[], minConf: number): Word[] {
+  const words = all.filter((w) => w.conf >= minConf && wordLike(w));
+  const long = words.filter((w) => alnumOf(w.text) >= 3);
+  return words.filter((w) => {
+    if (alnumOf(w.text) >= 3) return true;
+    if (long.length === 0) return w.conf >= SHORT_WORD_CONF;
+    const covers = (l: Word) =>
+      Math.min(w.left + w.width, l.left + l.width) - Math.max(w.left, l.left) > SHORT_MAX_OVERLAP * w.width;
+    if (long.some(covers)) return false;
+    if (w.conf >= SHORT_WORD_CONF) return true;
+    const near = (l: Word) =>
+      Math.max(l.left - (w.left + w.width), w.left - (l.left + l.width)) <= SHORT_NEAR * w.height &&
+      Math.min(w.top + w.height, l.top + l.height) - Math.max(w.top, l.top) >= 0.5 * w.height;
+    return long.some(near);
+  });
 }
 
 /**
@@ -95,7 +123,7 @@ export function parseTsv(tsv: string, options: TsvOptions = {}): Map<number, Ocr
   }
   const pages = new Map<number, OcrLine[]>();
   for (const { page, words: all } of lines.values()) {
-    const words = all.filter((w) => isWord(w, minWordConf));
+    const words = keptWords(all, minWordConf);
     if (words.length === 0) continue;
     const conf = words.reduce((s, w) => s + w.conf, 0) / words.length;
     if (conf < minLineConf) continue;

@@ -9,7 +9,8 @@ import { AppError } from '../../errors.js';
 import { type ProbeResult, probe } from '../ffmpeg.js';
 import { type GrayFrame, sampleGrayFrames } from '../frames.js';
 import { type ChangeOptions, type FrameVerdict, TextChangeDetector } from './change-detector.js';
-import { mergeReadings, ocrImages } from './preprocess.js';
+import { mergeReadings, placeLine } from './merge.js';
+import { ocrImages } from './preprocess.js';
 import { buildSegments, type OcrSegment } from './segments.js';
 import { medianFrame } from './stack.js';
 import { type OcrLine, recogniseBatch, type TesseractOptions } from './tesseract.js';
@@ -42,6 +43,8 @@ export interface VideoOcrOptions
   probed?: ProbeResult;
   /** Called after each batch with frames OCR'd so far. */
   onProgress?: (ocrFrames: number, sampledFrames: number) => void;
+  /** Reads a batch of images (default: the tesseract CLI); tests wrap it to delay a batch. */
+  recognise?: typeof recogniseBatch;
 }
 
 export interface VideoOcrResult {
@@ -67,6 +70,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
   const stacking = options.stackFrames ?? true;
   const cropping = options.cropToChange ?? true;
   const rereading = options.readTwice ?? true;
+  const recognise = options.recognise ?? recogniseBatch;
   // A failing batch stops the others and the decoding.
   const inner = new AbortController();
   const onOuterAbort = () => inner.abort(options.signal?.reason);
@@ -88,7 +92,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     const list = path.join(options.scratchDir, `batch-${batchNo++}.txt`);
     const images = items.flatMap((i) => i.images);
     try {
-      const lines = await recogniseBatch(
+      const lines = await recognise(
         images.map((i) => i.path),
         list,
         { ...options, signal },
@@ -96,9 +100,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
       let k = 0;
       for (const item of items) {
         const own = item.images.map((img) => ({ lines: lines[k++]!, scale: img.scale }));
-        const merged = mergeReadings(own).map((l) =>
-          item.offsetTop ? { ...l, top: l.top + item.offsetTop, words: undefined } : l,
-        );
+        const merged = mergeReadings(own).map((l) => placeLine(l, 1, item.offsetTop));
         const pending = derived.get(item.index);
         if (pending) pending.own = merged;
         else readings.set(item.index, merged);
@@ -240,7 +242,16 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
   };
 
   try {
-    for await (const frame of sampleGrayFrames(file, { fps, maxSide: options.maxSide, signal, probed })) {
+    // ffmpeg waits on the OCR (back-pressure), so its stream lasts as long as the whole reading: its
+    // limit grows with the video (a job's own time limit and signal stop it sooner).
+    const timeoutMs = 10 * 60_000 + Math.max(0, probed.durationSec) * 10_000;
+    for await (const frame of sampleGrayFrames(file, {
+      fps,
+      maxSide: options.maxSide,
+      signal,
+      probed,
+      timeoutMs,
+    })) {
       if (failure) break;
       sampled++;
       if (!detect) {

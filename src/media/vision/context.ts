@@ -47,11 +47,10 @@ export async function videoTranscript(
     // No captions (or no such feature on the platform): recognise instead. Other failures count.
     if (!(err instanceof AppError && err.status === 404)) throw err;
   }
-  if (!deps.ai.asr.configured || !media.probed.hasAudio) return null;
+  if (!deps.ai.speech || !media.probed.hasAudio) return null;
   const speech = await recogniseSpeech(media.file, {
-    client: deps.ai.asr,
+    recogniser: deps.ai.speech,
     dir: opts.dir,
-    maxUploadBytes: deps.settings.maxUploadBytes,
     maxSeconds: deps.settings.maxMediaSeconds,
     budget: opts.budget,
     signal: opts.signal,

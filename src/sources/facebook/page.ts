@@ -2,7 +2,8 @@
 // data-sjs> blocks (ScheduledServerJS / RelayPrefetchedStreamCache) searched for video nodes — legacy
 // playable_url / browser_native_{sd,hd}_url (also under videoDeliveryLegacyFields) or the newer
 // videoDeliveryResponseResult.progressive_urls — and caption files from
-// video_available_captions_locales[] or a single captions_url. Pure and tolerant.
+// video_available_captions_locales[] or a single captions_url; and the post's title, owner, date and
+// thumbnail (the video node, else the page's Open Graph tags). Pure and tolerant.
 import { normaliseLang } from '../caption-files.js';
 import { asArray, asString, dig, findAll, isRecord, type JsonRecord } from '../youtube/tree.js';
 
@@ -19,6 +20,15 @@ export interface FacebookVideo {
   urls: string[];
   durationSec: number | null;
   captions: FacebookCaptionTrack[];
+  /** What the page says of the post: from the video node, else the page's Open Graph tags. */
+  post: {
+    title: string | null;
+    description: string | null;
+    owner: { id: string | null; name: string | null };
+    /** Unix seconds. */
+    publishedAt: number | null;
+    thumbnail: string | null;
+  };
 }
 
 export type FacebookPage =
@@ -128,6 +138,35 @@ function captionTracks(root: unknown, fallbackLocale: string | null): FacebookCa
   });
 }
 
+/** The content of `<meta property="og:…">` (either attribute order), entities decoded; null when absent. */
+export function metaProperty(html: string, property: string): string | null {
+  const tag = new RegExp(`<meta\\b[^>]*\\bproperty=["']${property}["'][^>]*>`, 'i').exec(html)?.[0];
+  const content = tag ? /\bcontent=(["'])([\s\S]*?)\1/i.exec(tag)?.[2] : undefined;
+  if (!content) return null;
+  return content
+    .replace(/&quot;/g, '"')
+    .replace(/&#0?39;|&#x27;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+const textIn = (v: unknown): string | null => asString(v) ?? asString(dig(v, 'text'));
+
+function postOf(node: JsonRecord, html: string): FacebookVideo['post'] {
+  const owner = isRecord(node.owner) ? node.owner : {};
+  return {
+    title: textIn(node.title) ?? metaProperty(html, 'og:title')?.replace(/\s*\|\s*Facebook$/, '') ?? null,
+    description: textIn(node.description) ?? textIn(node.message) ?? metaProperty(html, 'og:description'),
+    owner: { id: asString(owner.id), name: asString(owner.name) },
+    publishedAt: num(node.publish_time) ?? num(node.creation_time),
+    thumbnail:
+      asString(dig(node, 'preferred_thumbnail', 'image', 'uri')) ??
+      asString(dig(node, 'thumbnailImage', 'uri')) ??
+      metaProperty(html, 'og:image'),
+  };
+}
+
 export function parseFacebookPage(html: string, videoId: string | null): FacebookPage {
   const blocks = pageJsonBlocks(html);
   const nodes = blocks.flatMap(videoNodes);
@@ -143,6 +182,7 @@ export function parseFacebookPage(html: string, videoId: string | null): Faceboo
         urls: urlsOf(chosen),
         durationSec: ms !== null ? ms / 1000 : num(chosen.length_in_second),
         captions: captionTracks([chosen, ...blocks], locale),
+        post: postOf(chosen, html),
       },
     };
   }

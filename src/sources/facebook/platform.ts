@@ -7,10 +7,12 @@ import type { Upstreams } from '../../net/upstream.js';
 import { chooseTrack, languagesOf } from '../caption-choice.js';
 import { parseCaptionFile } from '../caption-files.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
+import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { type FacebookUrl, facebookVideoUrl, isFacebookHost, parseFacebookUrl } from './ids.js';
 import { type FacebookPage, type FacebookVideo, parseFacebookPage } from './page.js';
+import { facebookMetadata } from './post-metadata.js';
 
 export interface FacebookDeps {
   upstreams: Upstreams;
@@ -88,6 +90,10 @@ export class FacebookPlatform implements Platform {
         throw new AppError('transcript_unavailable', `Video ${ref.id} has no captions`, ref.id);
       },
     );
+  }
+
+  async metadata(ref: MediaRef, signal?: AbortSignal): Promise<PostMetadata> {
+    return facebookMetadata(await this.video(ref, signal), ref.id, ref.url);
   }
 
   async locateMedia(ref: MediaRef, signal?: AbortSignal): Promise<MediaLocation> {

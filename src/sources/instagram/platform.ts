@@ -5,6 +5,7 @@ import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
+import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import {
@@ -17,10 +18,12 @@ import {
 import {
   IG_APP_ID,
   type InstagramAnswer,
+  type InstagramMedia,
   lsdToken,
   POST_QUERY_DOC_ID,
   parseInstagramAnswer,
 } from './media.js';
+import { instagramMetadata } from './post-metadata.js';
 
 export interface InstagramDeps {
   upstreams: Upstreams;
@@ -76,7 +79,25 @@ export class InstagramPlatform implements Platform {
     );
   }
 
+  async metadata(ref: MediaRef, signal?: AbortSignal): Promise<PostMetadata> {
+    return instagramMetadata(await this.media(ref, signal), ref.id, ref.url);
+  }
+
   async locateMedia(ref: MediaRef, signal?: AbortSignal): Promise<MediaLocation> {
+    const media = await this.media(ref, signal);
+    const url = media.videoUrls[0];
+    if (!url) throw new AppError('not_found', `Post ${ref.id} has no video`, ref.id);
+    return {
+      upstream: 'instagram',
+      url,
+      headers: { 'user-agent': USER_AGENT, referer: ref.url },
+      durationSec: media.durationSec,
+      kind: 'video',
+    };
+  }
+
+  /** The post as its query describes it (cached); 404 removed or unknown, 403 gated. */
+  private async media(ref: MediaRef, signal?: AbortSignal): Promise<InstagramMedia> {
     const answer = await cached(this.deps.cache, `ig:media:${ref.id}`, this.deps.ttlMs, () =>
       this.query(ref, signal),
     );
@@ -87,15 +108,7 @@ export class InstagramPlatform implements Platform {
     if (answer.kind !== 'media') {
       throw new AppError('upstream_error', 'instagram answered the post query with something we cannot read');
     }
-    const url = answer.media.videoUrls[0];
-    if (!url) throw new AppError('not_found', `Post ${ref.id} has no video`, ref.id);
-    return {
-      upstream: 'instagram',
-      url,
-      headers: { 'user-agent': USER_AGENT, referer: ref.url },
-      durationSec: answer.media.durationSec,
-      kind: 'video',
-    };
+    return answer.media;
   }
 
   private async query(ref: MediaRef, signal?: AbortSignal): Promise<InstagramAnswer> {

@@ -1,7 +1,8 @@
 // A short-video page → what we use of it: the rehydration JSON (__UNIVERSAL_DATA_FOR_REHYDRATION__ →
 // __DEFAULT_SCOPE__["webapp.video-detail"]; the older SIGI_STATE as a fallback), its status code,
-// the video's play URLs and its caption tracks (subtitleInfos and claInfo.captionInfos). Pure and
-// tolerant: missing parts become null/empty.
+// the video's play URLs and caption tracks (subtitleInfos and claInfo.captionInfos), and what the
+// page says of the post (author, counts, cover, hashtags, music). Pure and tolerant: missing parts
+// become null/empty.
 import { normaliseLang } from '../caption-files.js';
 import { asArray, asString, dig, isRecord, type JsonRecord } from '../youtube/tree.js';
 
@@ -18,9 +19,27 @@ export interface TikTokCaptionTrack {
 export interface TikTokVideo {
   id: string;
   description: string | null;
+  /** The author's unique id (the @name of their URL). */
   author: string | null;
+  authorName: string | null;
+  authorAvatar: string | null;
+  authorVerified: boolean | null;
+  /** Unix seconds. */
   createdAt: number | null;
   durationSec: number | null;
+  width: number | null;
+  height: number | null;
+  cover: string | null;
+  stats: {
+    plays: number | null;
+    likes: number | null;
+    comments: number | null;
+    shares: number | null;
+    saves: number | null;
+  };
+  /** Hashtags of the description, without #. */
+  hashtags: string[];
+  music: { title: string | null; author: string | null } | null;
   /** Media URLs, best first (no bytevc2, which browsers cannot play). */
   playUrls: string[];
   captions: TikTokCaptionTrack[];
@@ -132,6 +151,19 @@ function itemOf(root: unknown): { status: number | null; message: string | null;
   return { status: null, message: null, item: undefined };
 }
 
+/** A count from statsV2 (strings, exact) or stats (numbers). */
+function stat(item: JsonRecord, key: string): number | null {
+  return num(dig(item, 'statsV2', key)) ?? num(dig(item, 'stats', key));
+}
+
+function hashtagsOf(item: JsonRecord): string[] {
+  const names = [
+    ...asArray(item.textExtra).map((t) => asString(dig(t, 'hashtagName'))),
+    ...asArray(item.challenges).map((c) => asString(dig(c, 'title'))),
+  ];
+  return [...new Set(names.filter((n): n is string => !!n))];
+}
+
 export function parseTikTokPage(html: string): TikTokPage {
   const root =
     scriptJson(html, '__UNIVERSAL_DATA_FOR_REHYDRATION__') ??
@@ -151,8 +183,31 @@ export function parseTikTokPage(html: string): TikTokPage {
       id: asString(item.id) ?? '',
       description: asString(item.desc),
       author: asString(dig(item, 'author', 'uniqueId')),
+      authorName: asString(dig(item, 'author', 'nickname')),
+      authorAvatar:
+        asString(dig(item, 'author', 'avatarLarger')) ??
+        asString(dig(item, 'author', 'avatarMedium')) ??
+        asString(dig(item, 'author', 'avatarThumb')),
+      authorVerified:
+        typeof dig(item, 'author', 'verified') === 'boolean'
+          ? (dig(item, 'author', 'verified') as boolean)
+          : null,
       createdAt: num(item.createTime),
       durationSec: num(video.duration),
+      width: num(video.width),
+      height: num(video.height),
+      cover: asString(video.originCover) ?? asString(video.cover),
+      stats: {
+        plays: stat(item, 'playCount'),
+        likes: stat(item, 'diggCount'),
+        comments: stat(item, 'commentCount'),
+        shares: stat(item, 'shareCount'),
+        saves: stat(item, 'collectCount'),
+      },
+      hashtags: hashtagsOf(item),
+      music: isRecord(item.music)
+        ? { title: asString(item.music.title), author: asString(item.music.authorName) }
+        : null,
       playUrls: urls,
       captions: captionTracks(video),
       originalLang: originalCode ? normaliseLang(originalCode) : null,

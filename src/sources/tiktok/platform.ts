@@ -6,11 +6,13 @@ import type { Upstreams } from '../../net/upstream.js';
 import { chooseTrack, languagesOf } from '../caption-choice.js';
 import { parseCaptionFile } from '../caption-files.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
+import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { type FetchedTikTokPage, TIKTOK_USER_AGENT, TikTokClient } from './client.js';
 import { isTikTokHost, parseTikTokUrl, type TikTokUrl, tiktokVideoUrl } from './ids.js';
 import type { TikTokVideo } from './page.js';
+import { tiktokMetadata } from './post-metadata.js';
 
 export interface TikTokDeps {
   upstreams: Upstreams;
@@ -98,6 +100,11 @@ export class TikTokPlatform implements Platform {
         throw noCaptions(ref.id);
       },
     );
+  }
+
+  async metadata(ref: MediaRef, signal?: AbortSignal): Promise<PostMetadata> {
+    const fetched = await this.client.page(ref.id, ref.url, signal);
+    return tiktokMetadata(videoOf(fetched, ref.id), ref.url);
   }
 
   async locateMedia(ref: MediaRef, signal?: AbortSignal): Promise<MediaLocation> {

@@ -1,16 +1,17 @@
 // The crawl job kind: its body, the most it can cost (1 + limit), how it runs (the crawl engine over
-// our scraper and robots.txt, pages stored as the job goes) and what it finally costs (1 + pages).
+// our scraper and robots.txt, each page stored as it comes) and what it finally costs (1 + pages;
+// a cancelled crawl keeps the pages it has and costs 1 + those).
 import { type Static, Type } from '@sinclair/typebox';
 import { RE2JS } from 're2js';
 import { prices } from '../../billing/prices.js';
 import { invalid, permanent } from '../../errors.js';
-import type { JobItems } from '../../jobs/items.js';
+import { ItemAppender, type JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
 import type { SafeFetcher } from '../../net/safe-fetch.js';
 import type { Upstreams } from '../../net/upstream.js';
 import { type CrawlOutcome, crawl, StartPageError } from './crawler.js';
 import { fetchRobots } from './robots.js';
-import type { ScrapedPage, Scraper } from './scraper.js';
+import type { Scraper } from './scraper.js';
 
 export const CRAWL_LIMITS = { maxPages: 5000, patterns: 20, patternLength: 200 } as const;
 
@@ -63,7 +64,7 @@ function compilePatterns(patterns: readonly string[] | undefined, param: string)
 }
 
 /** The job input of a validated body: the URL checked, the patterns compiled once to reject bad ones. */
-export function crawlInput(body: CrawlInput, fetcher: SafeFetcher): CrawlInput {
+export function crawlInput(body: CrawlInput, fetcher: Pick<SafeFetcher, 'checkUrl'>): CrawlInput {
   fetcher.checkUrl(body.url, 'url');
   compilePatterns(body.includePaths, 'includePaths');
   compilePatterns(body.excludePaths, 'excludePaths');
@@ -79,8 +80,6 @@ export interface CrawlJobDeps {
   perHostConcurrency: number;
 }
 
-/** Pages are written in small batches: a poll sees progress, and a crawl never holds them all. */
-const FLUSH_EVERY = 20;
 /** A crawl stops taking new pages after this long and completes with what it has. */
 const CRAWL_DEADLINE_MS = 50 * 60_000;
 
@@ -92,24 +91,26 @@ export function registerCrawl(deps: CrawlJobDeps): void {
     perAccount: 'crawls',
     inputSchema: CrawlBody,
     estimate: (input) => prices.crawlBase + prices.crawlPerPage * input.limit,
-    cost: (_input, result) => prices.crawlBase + prices.crawlPerPage * result.pagesScraped,
+    // A crawl cancelled before its first page has nothing to keep: it costs nothing.
+    cost: (_input, result) =>
+      result.stoppedBy === 'stopped' && result.pagesScraped === 0
+        ? 0
+        : prices.crawlBase + prices.crawlPerPage * result.pagesScraped,
     concurrency: 2,
     timeoutMs: CRAWL_DEADLINE_MS + 10 * 60_000,
     async run(ctx, input) {
       // A rerun (the worker before this one died) starts over.
       await deps.items.clear(ctx.jobId);
-      let buffer: ScrapedPage[] = [];
-      let firstIndex = 0;
-      // One write at a time, in order: a poll never sees a gap in the numbering.
-      let writes = Promise.resolve();
-      const flush = () => {
-        const batch = buffer;
-        const from = firstIndex;
-        buffer = [];
-        firstIndex += batch.length;
-        writes = writes.then(() => deps.items.append(ctx.jobId, from, batch));
-        return writes;
-      };
+      // Each page is stored within a tenth of a second (batched when they come faster): a poll
+      // counts every page, not steps of a batch.
+      const pages = new ItemAppender(deps.items, ctx.jobId);
+      // Cancelled by its owner: the crawl stops and ends with the pages it has (kept and billed);
+      // any other abort (time limit, shutdown) fails the attempt as before. Listening before the
+      // engine does, the stop comes first.
+      const stop = new AbortController();
+      const aborted = () => ctx.cancelled && stop.abort(ctx.signal.reason);
+      if (ctx.signal.aborted) aborted();
+      else ctx.signal.addEventListener('abort', aborted, { once: true });
       try {
         const outcome = await crawl(
           {
@@ -123,23 +124,21 @@ export function registerCrawl(deps: CrawlJobDeps): void {
             concurrency: deps.concurrency,
             perHostConcurrency: deps.perHostConcurrency,
             deadlineMs: CRAWL_DEADLINE_MS,
+            stop: stop.signal,
           },
           {
             scrape: (url, signal) => deps.scraper.scrapeNow(url, { signal, account: ctx.accountId }),
             robots: (origin, signal) => fetchRobots(deps.upstreams, origin, { signal }),
-            onPage: async (page) => {
-              buffer.push(page);
-              if (buffer.length >= FLUSH_EVERY) await flush();
-            },
+            onPage: (page) => pages.add(page),
           },
           ctx.signal,
         );
-        await flush();
+        await pages.flush();
         return outcome;
       } catch (err) {
         // The start page failing fails the crawl: as its own error (a site error may be retried),
         // or, when robots.txt refuses it, for good.
-        await writes.catch(() => {});
+        await pages.flush().catch(() => {});
         await deps.items.clear(ctx.jobId);
         if (err instanceof StartPageError) throw err.cause ?? permanent(err.message, 'forbidden');
         throw err;

@@ -35,6 +35,12 @@ export interface CrawlSettings {
   perHostConcurrency: number;
   /** Stop taking new pages after this long and finish with what was scraped (0: no limit). */
   deadlineMs?: number;
+  /**
+   * When this aborts, the crawl ends at once with the pages it has (`stoppedBy: 'stopped'`): pages
+   * being fetched are abandoned (the caller aborts `signal` too, after it, to cut them short), and no
+   * page is handed to `onPage` after it.
+   */
+  stop?: AbortSignal;
 }
 
 export interface CrawlRobots {
@@ -64,7 +70,7 @@ export interface CrawlOutcome {
   /** Links left out because robots.txt disallows them. */
   skippedByRobots: number;
   /** Why the crawl ended before running out of links, if it did. */
-  stoppedBy: 'limit' | 'deadline' | null;
+  stoppedBy: 'limit' | 'deadline' | 'stopped' | null;
 }
 
 /** Thrown when the start page itself cannot be crawled: the crawl as a whole fails. */
@@ -133,6 +139,7 @@ export async function crawl(
   // Failures do not count against `limit`; this keeps a site of broken links from running forever.
   const maxFetches = settings.limit * 2 + 20;
   let startError: StartPageError | null = null;
+  const stopped = () => settings.stop?.aborted === true;
 
   const robotsFor = (url: URL) => {
     let r = robotsByOrigin.get(url.origin);
@@ -169,7 +176,7 @@ export async function crawl(
     try {
       page = await deps.scrape(task.url, signal);
     } catch (err) {
-      if (signal.aborted) throw err;
+      if (signal.aborted || stopped()) throw err;
       if (isStart) throw new StartPageError(err, (err as Error)?.message ?? String(err));
       recordFailure(task.url, err);
       return;
@@ -188,6 +195,7 @@ export async function crawl(
       }
     }
     const counted = passesFilters(final.pathname);
+    if (stopped()) return;
     if (counted) {
       if (outcome.pagesScraped >= settings.limit) return;
       await deps.onPage(page, outcome.pagesScraped++);
@@ -210,11 +218,18 @@ export async function crawl(
       settled = true;
       if (timer) clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+      settings.stop?.removeEventListener('abort', onStop);
       if (err) reject(err);
       else resolve();
     };
     const onAbort = () => finish(signal.reason ?? new Error('aborted'));
+    const onStop = () => {
+      outcome.stoppedBy = 'stopped';
+      finish();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
+    if (settings.stop?.aborted) return onStop();
+    settings.stop?.addEventListener('abort', onStop, { once: true });
 
     const budgetLeft = () => outcome.pagesScraped + active < settings.limit && fetched < maxFetches;
     const pump = () => {
@@ -248,7 +263,7 @@ export async function crawl(
         visit(task)
           .catch((err) => {
             if (err instanceof StartPageError) startError = err;
-            else if (!signal.aborted) recordFailure(task.url, err);
+            else if (!signal.aborted && !stopped()) recordFailure(task.url, err);
           })
           .finally(() => {
             active--;

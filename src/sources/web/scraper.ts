@@ -77,15 +77,25 @@ function toScraped(
   };
 }
 
+const cacheKey = (url: string, options: ScrapeOptions) =>
+  `scrape:${createHash('sha256')
+    .update(JSON.stringify([url, options.noLinks ?? false, options.lang ?? '', options.render ?? 'auto']))
+    .digest('base64url')}`;
+
 export class Scraper {
   constructor(private readonly deps: ScraperDeps) {}
 
   /** A scrape, served from the cache when the same URL and options were scraped moments ago. */
   scrape(url: string, options: ScrapeOptions = {}): Promise<ScrapedPage> {
-    const key = createHash('sha256')
-      .update(JSON.stringify([url, options.noLinks ?? false, options.lang ?? '', options.render ?? 'auto']))
-      .digest('base64url');
-    return cached(this.deps.cache, `scrape:${key}`, this.deps.cacheTtlMs, () => this.scrapeNow(url, options));
+    return cached(this.deps.cache, cacheKey(url, options), this.deps.cacheTtlMs, () =>
+      this.scrapeNow(url, options),
+    );
+  }
+
+  /** The cached scrape of the same URL and options, if there is one; never fetches. */
+  async peek(url: string, options: ScrapeOptions = {}): Promise<ScrapedPage | undefined> {
+    if (this.deps.cacheTtlMs <= 0) return undefined;
+    return this.deps.cache.get<ScrapedPage>(cacheKey(url, options));
   }
 
   /** A scrape that always fetches (the crawler's, which never asks twice for a page). */

@@ -4,11 +4,13 @@ import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
+import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { XClient } from './client.js';
 import { isXHost, parseXUrl, type XUrl, xPostUrl } from './ids.js';
-import type { MicroblogPost } from './post.js';
+import type { MicroblogPost, PostVideo } from './post.js';
+import { xMetadata } from './post-metadata.js';
 
 export interface XDeps {
   upstreams: Upstreams;
@@ -49,11 +51,21 @@ export class XPlatform implements Platform {
 
   /** The post's metadata; deleted, protected, suspended or unknown posts → 404. */
   async post(id: string, signal?: AbortSignal): Promise<MicroblogPost> {
+    return (await this.details(id, signal)).post;
+  }
+
+  /** The post and its video files (durations, playlists), 404 like `post`. */
+  async details(id: string, signal?: AbortSignal): Promise<{ post: MicroblogPost; videos: PostVideo[] }> {
     const parsed = await this.client.post(id, signal);
     if (parsed.kind === 'unavailable') {
       throw new AppError('not_found', `Post ${id} not found or not available (${parsed.reason})`, id);
     }
-    return parsed.post;
+    return { post: parsed.post, videos: parsed.videos };
+  }
+
+  async metadata(ref: MediaRef, signal?: AbortSignal): Promise<PostMetadata> {
+    const { post, videos } = await this.details(ref.id, signal);
+    return xMetadata(post, videos);
   }
 
   /** Captions the uploader added: subtitle renditions of the video's HLS playlist. */

@@ -1,6 +1,6 @@
 // The body of the two batch jobs (POST /v1/vidsite/transcript/batch and …/video/batch, DESIGN §4):
 // exactly one of `videoIds` (1–500 ids or URLs), `playlistId` or `channelId`; `limit` (1–1000,
-// default 10) for a playlist or channel; transcript batches also take `lang`, `text`, `chunkSize`.
+// default 10) for a playlist or channel, or the first of videoIds; transcript batches also take `lang`, `text`, `chunkSize`.
 // Checked here, before anything is held, into the job input the kinds run on.
 import { type Static, Type } from '@sinclair/typebox';
 import { AppError, invalid } from '../../errors.js';
@@ -27,7 +27,7 @@ const SourceFields = {
     Type.Integer({
       minimum: 1,
       maximum: BATCH_LIMITS.limit,
-      description: `Most videos taken from the playlist or channel (1–${BATCH_LIMITS.limit}, default ${BATCH_LIMITS.defaultLimit}); not with videoIds`,
+      description: `Most videos taken from the playlist or channel (1–${BATCH_LIMITS.limit}, default ${BATCH_LIMITS.defaultLimit}), or the first of videoIds`,
     }),
   ),
 };
@@ -94,7 +94,6 @@ export function batchSource(body: VideoBatchBody): BatchSource {
     throw invalid(given[1]!, `give exactly one of videoIds, playlistId or channelId (${given[0]} is given)`);
   }
   if (body.videoIds) {
-    if (body.limit !== undefined) throw invalid('limit', 'only with playlistId or channelId');
     const ids: string[] = [];
     const seen = new Set<string>();
     body.videoIds.forEach((raw, i) => {
@@ -105,7 +104,8 @@ export function batchSource(body: VideoBatchBody): BatchSource {
         ids.push(id);
       }
     });
-    return { videoIds: ids };
+    // `limit` with videoIds takes the first ones (as the hosted API's SDKs send it).
+    return { videoIds: body.limit !== undefined ? ids.slice(0, body.limit) : ids };
   }
   const limit = body.limit ?? BATCH_LIMITS.defaultLimit;
   if (body.playlistId !== undefined) {

@@ -48,7 +48,8 @@ export interface BatchError {
 export type BatchItem =
   | { videoId: string; transcript: Transcript }
   | { videoId: string; video: VideoMetadata }
-  | { videoId: string; error: BatchError };
+  /** `errorCode` repeats `error.error` as a plain string, where the hosted API's SDKs read it. */
+  | { videoId: string; error: BatchError; errorCode: string };
 
 export interface BatchStats {
   total: number;
@@ -188,7 +189,8 @@ async function runBatch<I extends BatchSource>(
         } catch (err) {
           // The job itself is cut short (time limit, shutdown): not this video's fault.
           if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
-          return { videoId, error: describeError(err) };
+          const error = describeError(err);
+          return { videoId, error, errorCode: error.error };
         }
       },
       async (item) => {

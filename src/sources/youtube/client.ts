@@ -6,8 +6,14 @@ import { AppError } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
 import { CONSENT_COOKIE, consentValue, isBlocked } from './blocks.js';
 import { BASE_HEADERS, CLIENTS, type ClientName, Innertube, ORIGIN } from './innertube.js';
-import { type PlayerInfo, parsePlayer } from './player.js';
-import { likeCountFromNext, parseWatchPage } from './watch-page.js';
+import { PLAYER_MEMBERS, type PlayerInfo, parsePlayer } from './player.js';
+import {
+  commentCountFromNext,
+  likeCountFromNext,
+  ownerFromNext,
+  parseWatchPage,
+  type VideoOwner,
+} from './watch-page.js';
 
 export interface YouTubeClientDeps {
   upstreams: Upstreams;
@@ -16,10 +22,12 @@ export interface YouTubeClientDeps {
   ttlMs: number;
 }
 
-/** What we keep of a watch page: its (web-client) player answer and the likes shown under it. */
+/** What we keep of a watch page: its (web-client) player answer and what is shown under the video. */
 export interface WatchInfo {
   player: PlayerInfo | null;
   likeCount: number | null;
+  owner: VideoOwner | null;
+  commentCount: number | null;
 }
 
 /** The player clients, in the order they are tried. */
@@ -36,7 +44,11 @@ export class YouTubeClient {
   player(videoId: string, client: ClientName): Promise<PlayerInfo> {
     return cached(this.deps.cache, `yt:player:${client}:${videoId}`, this.deps.ttlMs, async () =>
       parsePlayer(
-        await this.innertube.call('player', { videoId, contentCheckOk: true, racyCheckOk: true }, { client }),
+        await this.innertube.call(
+          'player',
+          { videoId, contentCheckOk: true, racyCheckOk: true },
+          { client, members: PLAYER_MEMBERS },
+        ),
       ),
     );
   }
@@ -48,6 +60,8 @@ export class YouTubeClient {
       return {
         player: page.player ? parsePlayer(page.player) : null,
         likeCount: likeCountFromNext(page.initialData),
+        owner: ownerFromNext(page.initialData),
+        commentCount: commentCountFromNext(page.initialData),
       };
     });
   }

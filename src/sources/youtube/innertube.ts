@@ -2,9 +2,10 @@
 // with a client context. Mobile clients come first for the player: their caption URLs work without
 // a proof-of-origin token, which the web client's need since mid-2025 (research/transcripts.md §0.7).
 // Every call goes through Upstreams: base-URL override, proxy rotation, retries on 429/5xx and blocks.
-import { AppError } from '../../errors.js';
+import { AppError, invalid } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
 import { CONSENT_COOKIE, isBlocked } from './blocks.js';
+import { pickMembers } from './json-pick.js';
 
 export const ORIGIN = 'https://www.youtube.com';
 
@@ -57,6 +58,16 @@ export interface InnertubeCallOptions {
    * for things that do not exist). Unset: a 404 is an `upstream_error` like any other status.
    */
   notFound?: string;
+  /**
+   * The caller's parameter a 400 answer is about (a continuation token the caller handed us that the
+   * platform does not take). Unset: a 400 is an `upstream_error` like any other status.
+   */
+  invalidParam?: string;
+  /**
+   * Read only these top-level members of the answer (a player answer is ~200 KB of which the
+   * parsers use a few KB); the rest is never decoded. Unset: the whole answer.
+   */
+  members?: readonly string[];
 }
 
 export class Innertube {
@@ -93,9 +104,15 @@ export class Innertube {
       blocked: isBlocked,
     });
     if (res.status === 404 && options.notFound) throw new AppError('not_found', options.notFound);
+    if (res.status === 400 && options.invalidParam) {
+      throw invalid(options.invalidParam, 'the platform did not take it (expired or not one of ours)');
+    }
     if (res.status < 200 || res.status >= 300) {
       throw new AppError('upstream_error', `youtube ${endpoint} answered HTTP ${res.status}`);
     }
+    // Where the scan is not sure of the body, the full parse below decides (and refuses non-JSON).
+    const picked = options.members ? pickMembers(res.body, options.members) : null;
+    if (picked) return picked;
     try {
       const json = JSON.parse(res.body.toString('utf8')) as unknown;
       if (json && typeof json === 'object' && !Array.isArray(json)) return json as Record<string, unknown>;

@@ -6,6 +6,7 @@
 // token of the next page.
 
 import { errorAlert } from './initial-data.js';
+import { type PlaylistInfo, parsePlaylistInfo } from './playlist-info.js';
 import {
   asArray,
   asString,
@@ -45,7 +46,7 @@ export interface ChannelTabPage extends VideoListPage {
 }
 
 export type PlaylistPage =
-  | ({ found: true; title: string | null } & VideoListPage)
+  | ({ found: true; title: string | null; info: PlaylistInfo } & VideoListPage)
   | { found: false; reason: string };
 
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
@@ -179,11 +180,12 @@ export function parseChannelTab(initialData: unknown): ChannelTabPage {
 }
 
 /**
- * Videos of a playlist page (its ytInitialData or a browse answer for `VL<id>`). A page with an
- * ERROR alert ("The playlist does not exist.") or without any playlist in it (the landing page
- * served for some unknown ids) is `found: false`, which the endpoint answers with 404.
+ * Videos and details of a playlist page (its ytInitialData or a browse answer for `VL<id>`). A page
+ * with an ERROR alert ("The playlist does not exist.") or without any playlist in it (the landing
+ * page served for some unknown ids) is `found: false`, which the endpoint answers with 404.
+ * `nowMs` is when the page was fetched: "Updated 3 days ago" counts back from it.
  */
-export function parsePlaylistPage(initialData: unknown): PlaylistPage {
+export function parsePlaylistPage(initialData: unknown, nowMs = Date.now()): PlaylistPage {
   const alert = errorAlert(initialData);
   if (alert) return { found: false, reason: alert };
   const list = findFirst(initialData, 'playlistVideoListRenderer');
@@ -197,7 +199,7 @@ export function parsePlaylistPage(initialData: unknown): PlaylistPage {
     textOf(dig(header, 'title')) ??
     textOf(findFirst(dig(initialData, 'header'), 'title'));
   const page = collectVideos(isRecord(list) ? list : dig(initialData, 'contents'));
-  return { found: true, title, ...page };
+  return { found: true, title, info: parsePlaylistInfo(initialData, nowMs), ...page };
 }
 
 /**

@@ -206,6 +206,9 @@ function tracks(list: unknown): CaptionTrack[] {
   return out;
 }
 
+/** The top-level members of a player answer that parsePlayer reads. */
+export const PLAYER_MEMBERS = ['playabilityStatus', 'videoDetails', 'microformat', 'captions'] as const;
+
 export function parsePlayer(answer: unknown): PlayerInfo {
   const root = obj(answer) ?? {};
   const status = obj(root.playabilityStatus) ?? {};

@@ -19,6 +19,9 @@ const num = (v: unknown): number | null => {
   return null;
 };
 
+/** The top-level member of a player answer that parseStreams reads. */
+export const STREAM_MEMBERS = ['streamingData'] as const;
+
 export function parseStreams(answer: unknown): PlayerStream[] {
   const data = isRecord(answer) && isRecord(answer.streamingData) ? answer.streamingData : {};
   const out: PlayerStream[] = [];

@@ -1,6 +1,7 @@
 // Which caption track answers a language preference (DESIGN §4): a manual track in `lang`, an
 // auto-generated one in `lang`, the platform's translation of the original track into `lang`, else
-// the original-language track (manual before auto). Pure.
+// the original-language track (manual before auto). A translation request takes the same order but
+// never falls back to another language. Pure.
 import type { CaptionTrack, PlayerInfo } from './player.js';
 
 export interface TrackChoice {
@@ -83,6 +84,18 @@ export function chooseTrack(
     }
   }
   return { track: original, lang: original.languageCode, tlang: null };
+}
+
+/**
+ * The track that gives `wanted` itself: one in that language, else the platform's translation of the
+ * original track; null when the platform cannot give the captions in that language.
+ */
+export function translationChoice(
+  info: Pick<PlayerInfo, 'tracks' | 'defaultTrackIndex' | 'translationLanguages'>,
+  wanted: string,
+): TrackChoice | null {
+  const choice = chooseTrack(info, wanted);
+  return choice && match(choice.lang, wanted) > 0 ? choice : null;
 }
 
 /** The timedtext URL of a choice: the platform's default XML format, translated when asked. */

@@ -36,7 +36,11 @@ const widest = (list: Thumbnail[]) =>
   list.reduce<Thumbnail | null>((a, t) => (!a || t.width * t.height > a.width * a.height ? t : a), null);
 
 /** The metadata of a video from its player answer and, when there is one, its watch page. */
-export function toVideo(videoId: string, player: PlayerInfo, watch: WatchInfo | null): VideoMetadata {
+export function toVideo(
+  videoId: string,
+  player: PlayerInfo,
+  watch: Pick<WatchInfo, 'player' | 'likeCount'> | null,
+): VideoMetadata {
   const web = watch?.player ?? null;
   const d = player.details ?? web?.details ?? null;
   const micro = web?.microformat ?? player.microformat;
@@ -61,6 +65,14 @@ export function toVideo(videoId: string, player: PlayerInfo, watch: WatchInfo | 
 
 /** Fetches and assembles a video's metadata: 404 when the platform has no such (visible) video. */
 export async function fetchVideo(client: YouTubeClient, videoId: string): Promise<VideoMetadata> {
+  return (await fetchVideoPage(client, videoId)).video;
+}
+
+/** A video's metadata and, when it could be had, its watch page (owner, comment count). */
+export async function fetchVideoPage(
+  client: YouTubeClient,
+  videoId: string,
+): Promise<{ video: VideoMetadata; watch: WatchInfo | null }> {
   // Both at once: the watch page is only an addition, so its failure is swallowed here.
   const watchPromise = client.watch(videoId).catch(() => null);
   let player: PlayerInfo | null = null;
@@ -83,5 +95,5 @@ export async function fetchVideo(client: YouTubeClient, videoId: string): Promis
   if (!answer.details && !watch?.player?.details) {
     throw new AppError('not_found', `Video ${videoId} not found or not available`, videoId);
   }
-  return toVideo(videoId, answer, watch);
+  return { video: toVideo(videoId, answer, watch), watch };
 }

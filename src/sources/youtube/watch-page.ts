@@ -1,7 +1,10 @@
 // A watch page → the two JSON documents embedded in it: ytInitialPlayerResponse (a web-client player
 // answer, with the microformat: upload date, likes) and ytInitialData (the same shape as a /next
-// answer: the like button). Also reads the legacy `pbj=1` JSON form. Pure.
+// answer: the like button, the owner block, the comment count). Also reads the legacy `pbj=1` JSON
+// form. Pure.
+import { parseCount } from './counts.js';
 import { extractAssignedJson } from './initial-data.js';
+import { asArray, asString, bestImage, dig, findAll, findFirst, isRecord, textOf } from './tree.js';
 
 export interface WatchPage {
   player: Record<string, unknown> | null;
@@ -59,6 +62,44 @@ export function likeCountFromNext(initialData: unknown): number | null {
     if (digits) found = Number(digits);
   });
   return found;
+}
+
+/** The channel as the watch page shows it under the video. */
+export interface VideoOwner {
+  /** "@handle" (null for channels without one: their URL is /channel/… or /user/…). */
+  handle: string | null;
+  name: string | null;
+  avatar: string | null;
+  verified: boolean;
+}
+
+/** The owner block under the video in a /next answer (videoOwnerRenderer), null when absent. */
+export function ownerFromNext(initialData: unknown): VideoOwner | null {
+  const owner = findFirst(dig(initialData, 'contents'), 'videoOwnerRenderer');
+  if (!isRecord(owner)) return null;
+  const base = asString(findFirst(owner.navigationEndpoint ?? owner.title, 'canonicalBaseUrl'));
+  return {
+    handle: base?.startsWith('/@') ? base.slice(1) : null,
+    name: textOf(owner.title),
+    avatar: bestImage(owner.thumbnail),
+    verified: asArray(owner.badges).some((b) =>
+      /VERIFIED/.test(String(dig(b, 'metadataBadgeRenderer', 'style') ?? '')),
+    ),
+  };
+}
+
+/**
+ * The comment count a /next answer shows: the comments panel's header ("2.7K", rounded as shown) or
+ * the entry point's count; null when comments are off or not shown.
+ */
+export function commentCountFromNext(initialData: unknown): number | null {
+  for (const panel of findAll(initialData, 'engagementPanelSectionListRenderer')) {
+    const id = String(dig(panel, 'panelIdentifier') ?? dig(panel, 'targetId') ?? '');
+    if (!/comment/.test(id)) continue;
+    const count = parseCount(textOf(findFirst(dig(panel, 'header'), 'contextualInfo')));
+    if (count !== null) return count;
+  }
+  return parseCount(textOf(findFirst(initialData, 'commentCount')));
 }
 
 function findKey(node: unknown, key: string, depth: number): unknown {

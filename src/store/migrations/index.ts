@@ -7,6 +7,8 @@ import * as m005 from './005-drop-dedupe-index.js';
 import * as m006 from './006-request-holds.js';
 import * as m007 from './007-live-jobs-by-account.js';
 import * as m008 from './008-checkout-confirm-token.js';
+import * as m009 from './009-history-at-scale.js';
+import * as m010 from './010-job-cancel-requests.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +20,6 @@ export const migrations: Record<string, Migration> = {
   '006-request-holds': m006,
   '007-live-jobs-by-account': m007,
   '008-checkout-confirm-token': m008,
+  '009-history-at-scale': m009,
+  '010-job-cancel-requests': m010,
 };

@@ -2,11 +2,10 @@
 // read, how segments land on the recording's clock, and language names → codes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { languageCode } from '../../../src/media/asr/languages.js';
-import { maxPartSeconds } from '../../../src/media/asr/recognise.js';
+import { languageCode, recogniserLanguage } from '../../../src/media/asr/languages.js';
 import { parseSilences } from '../../../src/media/asr/silence.js';
 import { planParts } from '../../../src/media/asr/split.js';
-import { segmentsToCues } from '../../../src/media/asr/transcribe.js';
+import { maxPartSeconds, segmentsToCues } from '../../../src/media/asr/transcribe.js';
 
 describe('planParts', () => {
   it('one part when the audio fits', () => {
@@ -150,5 +149,20 @@ describe('languageCode', () => {
     ['klingon', 'und'],
   ])('%s → %s', (name, code) => {
     expect(languageCode(name)).toBe(code);
+  });
+});
+
+describe('recogniserLanguage (the request’s lang as a recogniser hint)', () => {
+  it.each([
+    ['en', 'en'],
+    ['pt-BR', 'pt'],
+    ['zh_Hant', 'zh'],
+    ['DE', 'de'],
+    ['haw', 'haw'],
+    ['tlh', null],
+    ['xx-YY', null],
+    [undefined, null],
+  ])('%s → %s', (lang, code) => {
+    expect(recogniserLanguage(lang)).toBe(code);
   });
 });

@@ -1,7 +1,7 @@
 // Merging per-frame readings into segments, and reading tesseract's TSV: pure functions on made-up
 // readings whose right answer is known.
 import { describe, expect, it } from 'vitest';
-import { joinLines, mergeReadings, stitch } from '../../../src/media/ocr/preprocess.js';
+import { joinLines, mergeReadings, stitch } from '../../../src/media/ocr/merge.js';
 import { buildSegments } from '../../../src/media/ocr/segments.js';
 import { type OcrLine, parseTsv } from '../../../src/media/ocr/tesseract.js';
 import { characterErrorRate, editDistance, similarity } from '../../../src/media/ocr/text-similarity.js';
@@ -71,6 +71,18 @@ describe('buildSegments', () => {
     expect(buildSegments(frames, opts)).toEqual([{ text: 'See you next week', startMs: 0, endMs: 2000 }]);
   });
 
+  it('a stray mark read beside a logo now and then neither splits it nor wins its text', () => {
+    const logo = (text: string, left = 488, width = 138) => line(text, left, 12, width, 16);
+    const frames = [
+      ...Array.from({ length: 6 }, () => [logo('UNFURL TV')]),
+      [logo('4 UNFURL TV', 460, 166)],
+      [logo('3 UNFURL', 465, 121)],
+      [logo('3 UNFURL', 465, 121)],
+      ...Array.from({ length: 6 }, () => [logo('UNFURL TV')]),
+    ];
+    expect(buildSegments(frames, opts)).toEqual([{ text: 'UNFURL TV', startMs: 0, endMs: 7500 }]);
+  });
+
   it('survives one missed frame, not two; drops one-frame scraps', () => {
     const frames = [
       [line('Steady text')],
@@ -102,6 +114,50 @@ describe('merging the readings of one frame', () => {
     ]);
     expect(merged.map((l) => l.text)).toEqual(['UNFURL TV', 'Hello caption one']);
     expect(merged[1]).toMatchObject({ left: 200, top: 300, width: 220, height: 20 });
+  });
+
+  it('merges two readings of one line word by word', () => {
+    // Words side by side, 60 px apart at scale 1; `at` places a word at slot k.
+    const at = (text: string, k: number, conf = 95, scale = 1) => ({
+      text,
+      conf,
+      left: (100 + 60 * k) * scale,
+      top: 300 * scale,
+      width: 50 * scale,
+      height: 20 * scale,
+    });
+    const lineOf = (words: ReturnType<typeof at>[]): OcrLine => ({
+      text: words.map((w) => w.text).join(' '),
+      conf: words.reduce((s, w) => s + w.conf, 0) / words.length,
+      left: words[0]!.left,
+      top: words[0]!.top,
+      width: words.at(-1)!.left + words.at(-1)!.width - words[0]!.left,
+      height: words[0]!.height,
+      words,
+    });
+    const merge = (a: ReturnType<typeof at>[], b: ReturnType<typeof at>[]) =>
+      mergeReadings([
+        { lines: [lineOf(a)], scale: 1 },
+        { lines: [lineOf(b)], scale: 2 },
+      ]).map((l) => l.text);
+    // Each image misses a different word; the mask (read at twice the size) has the trailing number.
+    expect(
+      merge(
+        [at('Order', 0, 97), at('before', 1, 97), at('Friday', 2, 97)],
+        [at('Order', 0, 96, 2), at('before', 1, 96, 2), at('noon', 3, 96, 2), at('17', 4, 96, 2)],
+      ),
+    ).toEqual(['Order before Friday noon 17']);
+    // A misread word loses to a surer reading of the same place; a reading missing a letter supports
+    // the fuller one.
+    expect(
+      merge(
+        [at('New', 0, 85), at('more', 1, 90), at('videos', 2, 90), at('LO', 3, 80)],
+        [at('ew', 0, 95, 2), at('more', 1, 95, 2), at('videos', 2, 95, 2), at('10', 3, 96, 2)],
+      ),
+    ).toEqual(['New more videos 10']);
+    // A word over two of the other reading's words is the line cut differently: left out.
+    const glued = { ...at('storer20', 1, 99, 2), width: 110 * 2 };
+    expect(merge([at('nearest', 0), at('store', 1), at('20', 2)], [glued])).toEqual(['nearest store 20']);
   });
 
   it('stitches overlapping pieces and joins pieces of one row', () => {
@@ -148,5 +204,38 @@ describe('parseTsv', () => {
     expect(pages.get(1)?.map((l) => l.text)).toEqual(['Hello world']);
     expect(pages.get(1)?.[0]).toMatchObject({ left: 10, top: 100, width: 40 + 10, height: 20 });
     expect(pages.get(2)?.map((l) => l.text)).toEqual(['Second page']);
+  });
+
+  it('keeps a short word beside a long one at its height, drops one that overlaps a long word', () => {
+    // [page, block, line, word, conf, text, left, top, width, height]
+    const at = (
+      block: number,
+      word: number,
+      conf: number,
+      text: string,
+      left: number,
+      top = 100,
+      width = 60,
+      height = 40,
+    ) => ['5', 1, block, 1, 1, word, left, top, width, height, conf, text].join('\t');
+    const tsv = [
+      // Tesseract reads a lone trailing digit unsurely even when right.
+      at(1, 1, 95, 'Serve', 0),
+      at(1, 2, 96, 'berries', 80, 100, 100),
+      at(1, 3, 68, '7', 200, 102, 20, 38),
+      // A mark on the edge of a word, read surely.
+      at(2, 1, 96, 'with', 0, 200),
+      at(2, 2, 93, 'v', 90, 190, 30, 60),
+      at(2, 3, 96, 'warm', 100, 200),
+      // An unsure short word far from the long words, or on another row: texture.
+      at(3, 1, 95, 'Hello', 0, 300),
+      at(3, 2, 70, 'ae', 400, 300, 30, 40),
+      at(3, 3, 70, 'xy', 70, 360, 30, 40),
+    ].join('\n');
+    expect(
+      parseTsv(tsv)
+        .get(1)
+        ?.map((l) => l.text),
+    ).toEqual(['Serve berries 7', 'with warm', 'Hello']);
   });
 });

@@ -19,7 +19,7 @@ import {
 const fixture = (name: string) => fs.readFileSync(path.join(CONSTRUCTED_FB, name), 'utf8');
 
 describe('parseFacebookPage', () => {
-  it('reads a watch page: legacy files (SD first), duration, caption locales', () => {
+  it('reads a watch page: legacy files (SD first), duration, caption locales, title, owner, date', () => {
     expect(parseFacebookPage(fixture(`watch-${WATCH_ID}.html`), WATCH_ID)).toEqual({
       kind: 'video',
       video: {
@@ -41,6 +41,13 @@ describe('parseFacebookPage', () => {
             auto: true,
           },
         ],
+        post: {
+          title: 'Constructed launch',
+          description: null,
+          owner: { id: '100000000000001', name: 'Constructed Space' },
+          publishedAt: 1714560000,
+          thumbnail: null,
+        },
       },
     });
   });

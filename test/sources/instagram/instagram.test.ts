@@ -50,7 +50,7 @@ describe('photo-sharing helpers on the captured pages', () => {
 });
 
 describe('parseInstagramAnswer (constructed post-query answers)', () => {
-  it('reads a reel: video versions smallest first, duration, caption', () => {
+  it('reads a reel: video versions smallest first, duration, caption, author, counts, the largest file', () => {
     expect(parseInstagramAnswer(answer('graphql-2555323354817229568.json'))).toEqual({
       kind: 'media',
       media: {
@@ -63,6 +63,30 @@ describe('parseInstagramAnswer (constructed post-query answers)', () => {
         ],
         durationSec: 14.2,
         hasAudio: true,
+        post: {
+          id: '2555323354817229568',
+          takenAt: 1618813084,
+          author: {
+            username: 'constructed_actor',
+            fullName: 'Constructed Actor',
+            verified: true,
+            avatar: null,
+          },
+          likes: 120345,
+          comments: 987,
+          views: 2500000,
+          items: [
+            {
+              type: 'video',
+              url: 'https://scontent-iad3-1.cdninstagram.com/o1/v/t16/f2/m86/constructed_720.mp4?efg=x&oe=1',
+              width: 720,
+              height: 1280,
+              durationSec: 14.2,
+              thumbnail: 'https://scontent-iad3-1.cdninstagram.com/v/t51/constructed_cover.jpg',
+            },
+          ],
+          carousel: false,
+        },
       },
     });
   });

@@ -578,7 +578,9 @@ describeWithChromium('BrowserPool', () => {
       const err = await strictPool.render(`http://loopback.example:${site.port}/app`).catch((e) => e);
       expect(err).toBeInstanceOf(AppError);
       expect(err.code).toBe('invalid_request');
-      expect(err.message).toBe("Invalid parameter 'url': loopback.example resolves to a non-public address");
+      expect(err.message).toMatch(
+        /^Invalid parameter 'url': loopback\.example resolves to a non-public address \(.*UNFURL_ALLOW_PRIVATE_NETWORK=true\)$/,
+      );
       expect(hits).toEqual([]);
     });
 

@@ -108,9 +108,17 @@ describe('POST /v1/vidsite/transcript/batch', () => {
       status: 'completed',
       results: [
         { videoId: VIDEO, transcript: { content: CUES, lang: 'en', availableLangs: LANGS } },
-        { videoId: NO_CAPTIONS, error: { error: 'transcript_unavailable', message: expect.any(String) } },
-        { videoId: UNKNOWN, error: { error: 'not_found', message: expect.any(String) } },
-        { videoId: AGE, error: { error: 'forbidden', message: expect.any(String) } },
+        {
+          videoId: NO_CAPTIONS,
+          error: { error: 'transcript_unavailable', message: expect.any(String) },
+          errorCode: 'transcript_unavailable',
+        },
+        {
+          videoId: UNKNOWN,
+          error: { error: 'not_found', message: expect.any(String) },
+          errorCode: 'not_found',
+        },
+        { videoId: AGE, error: { error: 'forbidden', message: expect.any(String) }, errorCode: 'forbidden' },
       ],
       stats: { total: 4, succeeded: 1, failed: 3 },
       completedAt: expect.any(Number),
@@ -196,6 +204,7 @@ describe('POST /v1/vidsite/video/batch', () => {
     expect(body.results[1]).toEqual({
       videoId: UNKNOWN,
       error: { error: 'not_found', message: expect.any(String) },
+      errorCode: 'not_found',
     });
     expect(body.results[2].video.channel).toEqual({ id: 'UCBR8-60-B28hp2BmDPdntcQ', name: 'YouTube' });
     expect(await ledgerFor(t, apiKey, jobId)).toEqual([
@@ -209,6 +218,15 @@ describe('POST /v1/vidsite/video/batch', () => {
     // Metadata the platform still shows for an age-restricted video is a success.
     expect(age.results[0].video).toMatchObject({ id: AGE, duration: 452 });
     expect(age.stats).toEqual({ total: 1, succeeded: 1, failed: 0 });
+
+    // `limit` with videoIds takes the first ones, and holds for those only.
+    const limited = await post(t, apiKey, '/v1/vidsite/video/batch', {
+      videoIds: [VIDEO, UNKNOWN, '2lAe1cqCOXo'],
+      limit: 2,
+    });
+    expect(limited.headers['x-credits-held']).toBe('3');
+    const first = await waitForBatch(t, apiKey, limited.json().jobId);
+    expect(first.results.map((r: { videoId: string }) => r.videoId)).toEqual([VIDEO, UNKNOWN]);
   });
 
   it('another account’s batch is a 404 on both poll routes and /v1/jobs', async () => {
@@ -245,8 +263,16 @@ describe('playlist and channel batches', () => {
         videoId: 'lockupVid01',
         transcript: { content: expect.any(String), lang: 'en', availableLangs: LANGS },
       },
-      { videoId: 'lockupVid02', error: { error: 'transcript_unavailable', message: expect.any(String) } },
-      { videoId: 'lockupLive1', error: { error: 'not_found', message: expect.any(String) } },
+      {
+        videoId: 'lockupVid02',
+        error: { error: 'transcript_unavailable', message: expect.any(String) },
+        errorCode: 'transcript_unavailable',
+      },
+      {
+        videoId: 'lockupLive1',
+        error: { error: 'not_found', message: expect.any(String) },
+        errorCode: 'not_found',
+      },
       {
         videoId: 'lockupVid03',
         transcript: { content: expect.any(String), lang: 'en', availableLangs: LANGS },
@@ -351,7 +377,7 @@ describe('validation', () => {
         { playlistId: 'PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG', channelId: '@Google' },
         'channelId',
       ],
-      ['/v1/vidsite/video/batch', { videoIds: [VIDEO], limit: 5 }, 'limit'],
+      ['/v1/vidsite/video/batch', { videoIds: [VIDEO], limit: 0 }, 'limit'],
       ['/v1/vidsite/video/batch', { playlistId: 'PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG', limit: 1001 }, 'limit'],
       ['/v1/vidsite/video/batch', { playlistId: 'PLx0sYbCqOb8TBPRdmBHs5Iftvv9TPboYG', limit: 0 }, 'limit'],
       ['/v1/vidsite/video/batch', { playlistId: 'not a playlist' }, 'playlistId'],
@@ -521,6 +547,7 @@ describe('the video_batch kind on a stand-in platform', () => {
       accountId: 'acc_test',
       attempt: 1,
       signal: controller.signal,
+      cancelled: false,
       holdMore: async () => {},
     };
     const run = (videoIds: string[]) => kind.run(ctx, { videoIds });
@@ -551,11 +578,13 @@ describe('the video_batch kind on a stand-in platform', () => {
     expect(stored[3]).toEqual({
       videoId: videoIds[3],
       error: { error: 'not_found', message: expect.any(String) },
+      errorCode: 'not_found',
     });
     // An unexpected fault says nothing of its internals.
     expect(stored[7]).toEqual({
       videoId: videoIds[7],
       error: { error: 'internal_error', message: 'internal error while fetching this video' },
+      errorCode: 'internal_error',
     });
     expect(stored[0]).toEqual({ videoId: videoIds[0], video: { id: videoIds[0] } });
     expect(Math.max(...appends)).toBeLessThanOrEqual(10);

@@ -41,6 +41,11 @@ beforeAll(async () => {
           return res.writeHead(302, { location: 'https://www.google.com/sorry/index?continue=x' }).end();
         case '/youtubei/v1/text':
           return json(200, 'not json');
+        case '/youtubei/v1/truncated':
+          return json(200, youtubeFixture(CAPTURES.playerOk).subarray(0, 150_000));
+        case '/youtubei/v1/lenient':
+          // Balanced but no JSON: the scan is unsure of the unquoted key, so the full parse refuses it.
+          return json(200, '{"captions":{"a":1},bad:2}');
         default:
           return json(400, '{"error":{"code":400,"message":"Precondition check failed."}}');
       }
@@ -90,6 +95,29 @@ describe('Innertube.call', () => {
     const answer = await innertube.call('player', { videoId: 'GJLlxj_dtq8' }, { client: 'IOS' });
     expect((answer.playabilityStatus as { status: string }).status).toBe('OK');
     expect(seen).toHaveLength(3);
+  });
+
+  it('reads only the members asked for, as the full parse has them', async () => {
+    const members = ['playabilityStatus', 'captions', 'videoDetails', 'microformat'];
+    const picked = await innertube.call('player', { videoId: 'GJLlxj_dtq8' }, { client: 'ANDROID', members });
+    const full = await innertube.call('player', { videoId: 'GJLlxj_dtq8' }, { client: 'ANDROID' });
+    expect(Object.keys(picked).sort()).toEqual(['captions', 'playabilityStatus', 'videoDetails']);
+    expect(picked).toEqual({
+      playabilityStatus: full.playabilityStatus,
+      captions: full.captions,
+      videoDetails: full.videoDetails,
+    });
+  });
+
+  it.each([
+    ['text', 'other than JSON'],
+    ['truncated', 'other than JSON'],
+    ['lenient', 'other than JSON'],
+  ])('%s with members: 502 upstream_error (%s)', async (endpoint, message) => {
+    const err = await innertube.call(endpoint, {}, { members: ['captions'] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('upstream_error');
+    expect((err as AppError).message).toContain(message);
   });
 
   it.each([

@@ -7,6 +7,7 @@ import {
   chooseTrack,
   originalTrack,
   timedtextUrl,
+  translationChoice,
 } from '../../../src/sources/youtube/tracks.js';
 import { CAPTURES, youtubeJson } from '../../support/youtube-replay.js';
 
@@ -93,5 +94,30 @@ describe('availableLangs and timedtextUrl', () => {
     expect(translated.searchParams.get('tlang')).toBe('nl');
     const asr = new URL(timedtextUrl(chooseTrack({ ...surface, tracks: [surface.tracks[3]!] }, 'en')!));
     expect(asr.searchParams.get('kind')).toBe('asr');
+  });
+});
+
+describe('translationChoice', () => {
+  const translate = (info: typeof surface, lang: string) => {
+    const c = translationChoice(info, lang);
+    return c && { vss: c.track.vssId, lang: c.lang, tlang: c.tlang };
+  };
+
+  it('takes a track already in the language, else the platform translation of the original', () => {
+    expect(translate(surface, 'de')).toEqual({ vss: '.de', lang: 'de', tlang: null });
+    expect(translate(surface, 'en-GB')).toEqual({ vss: '.en', lang: 'en', tlang: null });
+    expect(translate(surface, 'nl')).toEqual({ vss: '.en', lang: 'nl', tlang: 'nl' });
+    expect(translate(rewind, 'af')).toEqual({ vss: '.en', lang: 'af', tlang: 'af' });
+  });
+
+  it('never falls back to another language: null where the platform does not translate', () => {
+    expect(surface.translationLanguages.map((l) => l.languageCode)).not.toContain('sw');
+    expect(translate(surface, 'sw')).toBeNull();
+    const untranslatable = {
+      ...surface,
+      tracks: surface.tracks.map((t) => ({ ...t, isTranslatable: false })),
+    };
+    expect(translate(untranslatable, 'nl')).toBeNull();
+    expect(translate({ ...surface, tracks: [] }, 'en')).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import { el, fmtInt, table } from './dom.js';
 const SVG = 'http://www.w3.org/2000/svg';
 const credits = (n) => `${fmtInt(n)} credit${n === 1 ? '' : 's'}`;
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 function svg(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG, tag);
@@ -13,7 +14,10 @@ function svg(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Buckets for a range ending now: 24 hourly ones, or 7 / 30 daily ones (local midnight). */
+/**
+ * Buckets for a range ending now: 24 hourly ones, or 7 / 30 daily ones. Days are UTC days, the
+ * buckets GET /v1/account/usage/summary sums by, labelled with their UTC date.
+ */
 export function buckets(range, now = Date.now()) {
   if (range === '24h') {
     const end = Math.floor(now / HOUR) * HOUR + HOUR;
@@ -27,36 +31,38 @@ export function buckets(range, now = Date.now()) {
     });
   }
   const days = range === '7d' ? 7 : 30;
-  const today = new Date(now);
-  today.setHours(0, 0, 0, 0);
+  const end = Math.floor(now / DAY) * DAY + DAY;
   return Array.from({ length: days }, (_, i) => {
-    const d = new Date(today);
-    d.setDate(d.getDate() - (days - 1 - i));
-    const next = new Date(d);
-    next.setDate(next.getDate() + 1);
+    const start = end - (days - i) * DAY;
     return {
-      start: d.getTime(),
-      end: next.getTime(),
-      label: d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' }),
+      start,
+      end: start + DAY,
+      label: new Date(start).toLocaleDateString(undefined, {
+        month: 'short',
+        day: 'numeric',
+        timeZone: 'UTC',
+      }),
     };
   });
 }
 
-/** Credits spent per bucket: the settled (charged) transactions; holds and releases net to these. */
-export function spendPerBucket(transactions, bins) {
+/**
+ * Credits spent per bin, from the buckets of GET /v1/account/usage/summary (the ledger's own sums,
+ * whatever the volume): each summary bucket goes to the bin it starts in.
+ */
+export function spendPerBucket(hours, bins) {
   const totals = bins.map(() => 0);
-  for (const t of transactions) {
-    if (t.type !== 'settled') continue;
-    const i = bins.findIndex((b) => t.created_at >= b.start && t.created_at < b.end);
-    if (i >= 0) totals[i] += -t.amount;
+  for (const h of hours) {
+    if (h.spent === 0) continue;
+    const i = bins.findIndex((b) => h.start >= b.start && h.start < b.end);
+    if (i >= 0) totals[i] += h.spent;
   }
   return totals;
 }
 
-/** Renders the chart into `figure` and the table into `tableHolder`; answers the total. */
-export function renderUsageChart(figure, tableHolder, transactions, range) {
-  const bins = buckets(range);
-  const totals = spendPerBucket(transactions, bins);
+/** Renders the chart of `usage` (a summary over `bins`) into `figure` and its table; answers the total. */
+export function renderUsageChart(figure, tableHolder, usage, range, bins = buckets(range)) {
+  const totals = spendPerBucket(usage.buckets, bins);
   const total = totals.reduce((a, b) => a + b, 0);
   const peak = Math.max(0, ...totals);
   const width = 640;
@@ -107,14 +113,13 @@ export function renderUsageChart(figure, tableHolder, transactions, range) {
       y2: pad.top + plotH,
     }),
   );
-  for (const i of [0, Math.floor(bins.length / 2), bins.length - 1]) {
-    chart.append(
-      svg(
-        'text',
-        { x: pad.left + i * step + step / 2, y: height - 8, 'text-anchor': 'middle' },
-        bins[i].label,
-      ),
-    );
+  // The first label starts at its bar and the last ends at its bar, so neither runs off the chart.
+  const last = bins.length - 1;
+  for (const i of [0, Math.floor(bins.length / 2), last]) {
+    const anchor = i === 0 ? 'start' : i === last ? 'end' : 'middle';
+    const x =
+      i === 0 ? pad.left + i * step : i === last ? pad.left + (i + 1) * step : pad.left + i * step + step / 2;
+    chart.append(svg('text', { x, y: height - 8, 'text-anchor': anchor }, bins[i].label));
   }
   figure.replaceChildren(chart, el('figcaption', { class: 'hint' }, summary));
   tableHolder.replaceChildren(

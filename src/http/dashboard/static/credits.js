@@ -16,6 +16,7 @@ async function refreshBalance() {
 
 function status(...children) {
   const box = $('checkout-status');
+  box.classList.remove('ok');
   fill(box, ...children);
   box.hidden = children.length === 0;
 }
@@ -35,7 +36,8 @@ function watchBalance(startBalance, credits) {
       if (balance >= startBalance + credits) {
         clearInterval(watching);
         watching = null;
-        status(el('strong', {}, `Purchase complete: ${fmtInt(credits)} credits added.`));
+        status(el('strong', {}, `✓ Purchase complete: ${fmtInt(credits)} credits added.`));
+        $('checkout-status').classList.add('ok');
         announce(`Purchase complete. Your balance is ${fmtInt(balance)} credits.`);
       }
     } catch {
@@ -82,7 +84,15 @@ async function buy(pkg, button) {
 }
 
 async function loadPackages() {
-  const { packages } = await call('GET', '/v1/credits/packages', { token: null });
+  const { packages, checkout } = await call('GET', '/v1/credits/packages', { token: null });
+  const banner = $('credits-mode');
+  banner.hidden = checkout !== 'test' && checkout !== 'off';
+  banner.textContent =
+    checkout === 'test'
+      ? 'Test mode: this server takes no payment. Buying opens a test checkout page whose "Confirm test purchase" adds the credits for free.'
+      : checkout === 'off'
+        ? 'Purchases are turned off on this server.'
+        : '';
   fill(
     $('packages'),
     packages.map((pkg) => {

@@ -1,8 +1,13 @@
-// Jobs: the account's jobs by status, paged, and one job's summary and result (GET /v1/jobs/{id}).
+// Jobs: the account's jobs by status, paged, refreshed while any of them runs; one job's summary and
+// result: a crawl's as its pages (a Markdown preview each, downloads as JSON or Markdown), any other
+// kind's as its poll answer. A queued or running job can be cancelled (POST /v1/jobs/{id}/cancel).
 import { call } from './api.js';
-import { $, el, fill, fmtDuration, fmtInt, fmtTime, showError, table } from './dom.js';
+import { $, announce, el, fill, fmtDuration, fmtInt, fmtTime, showError, table } from './dom.js';
+import { download, renderMarkdown } from './markdown.js';
+import { pageFileName, zipFiles } from './zip.js';
 
 const LIMIT = 20;
+const REFRESH_MS = 2000;
 // Each kind's own poll route (DESIGN §4), which carries what the summary leaves out (crawl pages,
 // batch items, transcripts).
 const POLL_ROUTES = {
@@ -14,8 +19,60 @@ const POLL_ROUTES = {
   transcript_batch: '/v1/vidsite/batch/',
   video_batch: '/v1/vidsite/batch/',
 };
+const RUNNING = new Set(['queued', 'active']);
 let offset = 0;
 let total = 0;
+let timer = null;
+/** The job shown in the detail panel. */
+let openId = null;
+
+const visible = () => !document.querySelector('[data-view="jobs"]').hidden;
+
+/** Refreshes the list (and the open job) every REFRESH_MS while something runs and the page shows. */
+function scheduleRefresh(running) {
+  clearTimeout(timer);
+  timer = null;
+  $('jobs-live').textContent = running ? 'Refreshing every 2 s while jobs run.' : '';
+  if (!running) return;
+  timer = setTimeout(() => {
+    if (!visible()) return;
+    void reload({ quiet: true });
+  }, REFRESH_MS);
+}
+
+function urlCell(url) {
+  if (!url) return '—';
+  const shown = url.length > 60 ? `${url.slice(0, 57)}…` : url;
+  return el(
+    'a',
+    { href: url, target: '_blank', rel: 'noopener noreferrer', title: url, class: 'url' },
+    shown,
+  );
+}
+
+const live = (status) => status === 'queued' || status === 'active';
+
+/** Cancels a job after asking; a crawl keeps (and is billed for) the pages it has. */
+async function cancelJob(id) {
+  if (
+    !window.confirm(
+      `Cancel job ${id}? It stops within a second or two; work it already did is kept and billed.`,
+    )
+  )
+    return;
+  showError('jobs-error', null);
+  try {
+    const job = await call('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`);
+    announce(
+      job.status === 'cancelled'
+        ? `Job ${id} cancelled; ${fmtInt(job.credits)} credits charged.`
+        : `Job ${id} is stopping.`,
+    );
+  } catch (err) {
+    showError('jobs-error', err);
+  }
+  await reload({ quiet: true });
+}
 
 async function load() {
   const status = $('jobs-status').value;
@@ -28,11 +85,29 @@ async function load() {
       $('jobs-table'),
       table(
         'Jobs of this account',
-        ['Job', 'Queue', 'Status', 'Created', 'Duration', { label: 'Credits', num: true }, 'Error'],
+        ['Job', 'Kind', 'URL', 'Status', 'Created', 'Duration', { label: 'Credits', num: true }, 'Error'],
         res.jobs.map((j) => [
-          el('button', { type: 'button', class: 'secondary small', onclick: () => void openJob(j.id) }, j.id),
-          j.queue,
-          el('span', { class: `badge ${j.status}` }, j.status),
+          el(
+            'a',
+            { href: `#/jobs?id=${encodeURIComponent(j.id)}`, onclick: (e) => openFromList(e, j.id) },
+            j.id,
+          ),
+          el('span', { class: 'kind' }, j.queue),
+          urlCell(j.url),
+          [
+            el('span', { class: `badge ${j.status}` }, j.status),
+            live(j.status) &&
+              el(
+                'button',
+                {
+                  type: 'button',
+                  class: 'danger small',
+                  'aria-label': `Cancel job ${j.id}`,
+                  onclick: () => void cancelJob(j.id),
+                },
+                'Cancel',
+              ),
+          ],
           fmtTime(j.createdAt),
           fmtDuration(j.durationMs),
           fmtInt(j.credits),
@@ -45,55 +120,179 @@ async function load() {
   $('jobs-page').textContent = `Page ${Math.floor(offset / LIMIT) + 1} of ${pages} (${fmtInt(total)} jobs)`;
   $('jobs-prev').disabled = offset === 0;
   $('jobs-next').disabled = offset + LIMIT >= total;
+  return res.jobs.some((j) => RUNNING.has(j.status));
 }
 
-async function openJob(id) {
+function openFromList(event, id) {
+  event.preventDefault();
+  history.replaceState(null, '', `#/jobs?id=${encodeURIComponent(id)}`);
+  void openJob(id, { focus: true });
+}
+
+/** Every page of a crawl, following `next` (the poll answer carries at most 100 at a time). */
+async function crawlPages(pollPath) {
+  const pages = [];
+  let answer;
+  for (let skip = 0; pages.length < 5000; ) {
+    answer = await call('GET', pollPath, { query: { skip } });
+    pages.push(...answer.pages);
+    if (!answer.next || answer.pages.length === 0) break;
+    skip = pages.length;
+  }
+  return { answer, pages };
+}
+
+function crawlView(jobId, answer, pages) {
+  const list = el(
+    'ol',
+    { class: 'crawl-pages', 'data-testid': 'crawl-pages' },
+    pages.map((p) =>
+      el(
+        'li',
+        {},
+        el(
+          'details',
+          {},
+          el(
+            'summary',
+            {},
+            el('strong', {}, p.name || '(untitled)'),
+            ' ',
+            el('span', { class: 'hint' }, `${p.url} · ${fmtInt(p.countCharacters)} characters`),
+          ),
+          renderMarkdown(p.content),
+        ),
+      ),
+    ),
+  );
+  const failures = answer.failures?.length
+    ? el(
+        'p',
+        { class: 'hint' },
+        `${answer.failures.length} page(s) failed: `,
+        answer.failures.map((f) => f.url).join(', '),
+      )
+    : null;
+  const withFrontMatter = (p) =>
+    `---\nurl: ${p.url}\ntitle: ${JSON.stringify(p.name ?? '')}\n---\n\n${p.content.trim()}\n`;
+  const markdownZip = () => {
+    const startHost = pages[0] ? new URL(pages[0].url).host : '';
+    const used = new Set();
+    const files = pages.map((p) => {
+      let name = pageFileName(p.url, startHost);
+      for (let n = 2; used.has(name); n++) name = name.replace(/(-\d+)?\.md$/, `-${n}.md`);
+      used.add(name);
+      return { name, text: withFrontMatter(p) };
+    });
+    return zipFiles(files);
+  };
+  return [
+    el(
+      'div',
+      { class: 'row' },
+      el('span', {}, `${fmtInt(pages.length)} page(s), status ${answer.status}`),
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small',
+          onclick: () => download(`${jobId}.json`, JSON.stringify(pages, null, 2), 'application/json'),
+        },
+        'Download JSON',
+      ),
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small',
+          onclick: () => download(`${jobId}.zip`, markdownZip()),
+        },
+        'Download Markdown (.zip)',
+      ),
+    ),
+    failures,
+    list,
+  ];
+}
+
+async function openJob(id, { focus = false } = {}) {
+  openId = id;
   try {
     const job = await call('GET', `/v1/jobs/${encodeURIComponent(id)}`);
+    if (openId !== id) return;
     const { result, ...summary } = job;
     $('job-detail-title').textContent = `Job ${job.id}`;
+    openId = job.id;
+    $('job-cancel').hidden = !live(job.status);
     fill(
       $('job-fields'),
       Object.entries(summary).flatMap(([k, v]) => [
-        el('dt', {}, k),
-        el('dd', {}, /At$/.test(k) ? fmtTime(v) : v === null ? '—' : String(v)),
+        el('dt', {}, k === 'queue' ? 'kind' : k),
+        el(
+          'dd',
+          {},
+          /At$/.test(k) ? fmtTime(v) : k === 'url' && v ? urlCell(v) : v === null ? '—' : String(v),
+        ),
       ]),
     );
-    $('job-result').textContent =
-      result === null || result === undefined ? '(no result yet)' : JSON.stringify(result, null, 2);
     const poll = POLL_ROUTES[job.queue];
-    $('job-poll').hidden = !poll;
-    if (poll) {
-      const pollPath = `${poll}${encodeURIComponent(job.id)}`;
-      $('job-poll-title').textContent = `Poll answer: GET ${pollPath}`;
-      $('job-poll-body').textContent = 'Loading…';
-      call('GET', pollPath).then(
-        (answer) => {
-          $('job-poll-body').textContent = JSON.stringify(answer, null, 2);
-        },
-        (err) => {
-          $('job-poll-body').textContent = err.message;
-        },
+    const pollPath = poll ? `${poll}${encodeURIComponent(job.id)}` : null;
+    $('job-result-title').textContent = job.queue === 'crawl' ? 'Pages' : 'Result';
+    if (job.queue === 'crawl') {
+      const { answer, pages } = await crawlPages(pollPath);
+      if (openId !== id) return;
+      fill($('job-result'), crawlView(job.id, answer, pages));
+      $('job-poll').hidden = true;
+    } else {
+      fill(
+        $('job-result'),
+        el(
+          'pre',
+          { class: 'code' },
+          result === null || result === undefined ? '(no result yet)' : JSON.stringify(result, null, 2),
+        ),
       );
+      $('job-poll').hidden = !pollPath;
+      if (pollPath) {
+        $('job-poll-title').textContent = `Poll answer: GET ${pollPath}`;
+        call('GET', pollPath).then(
+          (answer) => {
+            $('job-poll-body').textContent = JSON.stringify(answer, null, 2);
+          },
+          (err) => {
+            $('job-poll-body').textContent = err.message;
+          },
+        );
+      }
     }
     $('job-detail').hidden = false;
-    $('job-detail-title').focus();
+    if (focus) $('job-detail-title').focus();
+    return RUNNING.has(job.status);
   } catch (err) {
     showError('jobs-error', err);
+    return false;
   }
 }
 
-async function reload() {
-  showError('jobs-error', null);
+async function reload({ quiet = false } = {}) {
+  if (!quiet) showError('jobs-error', null);
   try {
-    await load();
+    const listRunning = await load();
+    const wanted = new URLSearchParams(window.location.hash.split('?')[1] ?? '').get('id');
+    const jobRunning = wanted ? await openJob(wanted, { focus: false }) : false;
+    if (!wanted) $('job-detail').hidden = true;
+    scheduleRefresh(listRunning || jobRunning);
   } catch (err) {
     showError('jobs-error', err);
+    scheduleRefresh(false);
   }
 }
 
 export const jobsView = {
   init() {
+    $('job-cancel').addEventListener('click', () => {
+      if (openId) void cancelJob(openId);
+    });
     $('jobs-filter').addEventListener('submit', (e) => {
       e.preventDefault();
       offset = 0;
@@ -112,5 +311,5 @@ export const jobsView = {
       void reload();
     });
   },
-  show: reload,
+  show: () => reload(),
 };

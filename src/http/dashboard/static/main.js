@@ -8,6 +8,7 @@ import { jobsView } from './jobs.js';
 import { keysView } from './keys.js';
 import { overviewView } from './overview.js';
 import { playgroundView } from './playground.js';
+import { settingsView } from './settings.js';
 
 const views = {
   auth: authView,
@@ -16,6 +17,7 @@ const views = {
   credits: creditsView,
   jobs: jobsView,
   playground: playgroundView,
+  settings: settingsView,
 };
 const initialised = new Set();
 let firstRoute = true;

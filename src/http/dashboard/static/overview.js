@@ -1,60 +1,183 @@
-// Overview: balance, credit usage chart (from GET /v1/account/usage) and the latest transactions.
+// Overview: balance, credit usage chart and per-operation breakdown (from GET
+// /v1/account/usage/summary: sums the ledger keeps, right for any volume) and the latest transactions.
 import { call } from './api.js';
-import { renderUsageChart } from './chart.js';
+import { buckets, renderUsageChart } from './chart.js';
 import { $, el, fill, fmtInt, fmtTime, showError, table } from './dom.js';
 
-const PAGE = 100;
-const MAX_PAGES = 10; // the chart reads at most the latest 1000 transactions
+/** The summary of the range's bins: hourly for the last 24 hours, else daily (UTC days). */
+async function summaryFor(range) {
+  const bins = buckets(range);
+  const summary = await call('GET', '/v1/account/usage/summary', {
+    query: { from: bins[0].start, to: bins[bins.length - 1].end, bucket: range === '24h' ? 'hour' : 'day' },
+  });
+  return { bins, summary };
+}
 
-/** The account's transactions created since `since`, newest first (paged). */
-async function transactionsSince(since) {
+/** Below this balance the overview suggests buying more. */
+const LOW_BALANCE = 20;
+
+/**
+ * One entry per request or job (its hold, release and settlement are one thing to a user), and one
+ * per grant or purchase; newest first. Pure.
+ */
+export function activity(transactions) {
+  const groups = new Map();
   const out = [];
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const res = await call('GET', '/v1/account/usage', { query: { limit: PAGE, offset: page * PAGE } });
-    out.push(...res.transactions);
-    const last = res.transactions[res.transactions.length - 1];
-    if (res.transactions.length < PAGE || !last || last.created_at < since) break;
+  for (const t of transactions) {
+    // Requests (req_) and jobs (job_) hold, release and settle; a purchase (chk_) is one transaction.
+    if (!/^(req|job)_/.test(t.job_id ?? '')) {
+      out.push({ id: t.job_id, when: t.created_at, what: t.description, credits: t.amount, state: t.type });
+      continue;
+    }
+    let g = groups.get(t.job_id);
+    if (!g) {
+      g = { id: t.job_id, when: t.created_at, what: '', credits: 0, types: new Set() };
+      groups.set(t.job_id, g);
+      out.push(g);
+    }
+    g.when = Math.min(g.when, t.created_at);
+    g.credits += t.amount;
+    g.types.add(t.type);
+    if (t.type !== 'release' || !g.what) {
+      const what = t.description.replace(/^(Release: )?(Additional )?(hold for )?/i, '');
+      g.what = what.charAt(0).toUpperCase() + what.slice(1);
+    }
+  }
+  for (const g of groups.values()) {
+    g.state = g.types.has('settled') ? 'charged' : g.types.has('release') ? 'refunded' : 'held';
+    delete g.types;
   }
   return out;
 }
 
-let cached = [];
+const signed = (n) => (n > 0 ? `+${fmtInt(n)}` : fmtInt(n));
+
+function idCell(id) {
+  if (!id) return '—';
+  if (id.startsWith('job_')) return el('a', { href: `#/jobs?id=${encodeURIComponent(id)}` }, id);
+  return el('code', { title: 'The X-Request-Id of the request' }, id);
+}
+
+function gettingStarted() {
+  const curl = `curl -s "${window.location.origin}/v1/web/scrape?url=https://example.com" \\
+  -H "Authorization: Bearer $UNFURL_API_KEY"`;
+  const copy = el('button', { type: 'button', class: 'secondary small' }, 'Copy');
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(curl);
+      copy.textContent = 'Copied';
+    } catch {
+      copy.textContent = 'Select and copy';
+    }
+  });
+  return [
+    el('h2', {}, 'Get started'),
+    el(
+      'p',
+      {},
+      'Set UNFURL_API_KEY to the API key you were given when you registered (or ',
+      el('a', { href: '#/keys' }, 'create one'),
+      '), then scrape your first page for 1 credit:',
+    ),
+    el(
+      'div',
+      { class: 'snippet' },
+      el('pre', { class: 'code', 'data-testid': 'getting-started-curl' }, curl),
+      copy,
+    ),
+    el(
+      'p',
+      { class: 'hint' },
+      'Or try any operation in the ',
+      el('a', { href: '#/playground' }, 'playground'),
+      '; the full reference is at ',
+      el('a', { href: '/docs' }, '/docs'),
+      '.',
+    ),
+  ];
+}
 
 async function load() {
-  const [account, transactions] = await Promise.all([
+  const [account, usage, latest, jobs] = await Promise.all([
     call('GET', '/v1/account'),
-    transactionsSince(Date.now() - 31 * 24 * 3_600_000),
+    summaryFor($('chart-range').value),
+    // The latest transactions, folded below into requests and jobs (each writes up to three).
+    call('GET', '/v1/account/usage', { query: { limit: 60 } }),
+    call('GET', '/v1/jobs', { query: { limit: 100 } }),
   ]);
-  cached = transactions;
   $('balance').textContent = fmtInt(account.credits);
-  draw();
-  const recent = transactions.slice(0, 10);
+  const transactions = latest.transactions;
+  const low = $('low-balance');
+  low.hidden = account.credits >= LOW_BALANCE;
+  $('low-balance-text').textContent =
+    `Your balance is low: ${fmtInt(account.credits)} credit${account.credits === 1 ? '' : 's'} left.`;
+  // A new account: nothing but the free credits yet.
+  const isNew = transactions.every((t) => t.type === 'grant');
+  $('getting-started').hidden = !isNew;
+  if (isNew) fill($('getting-started'), gettingStarted());
+  draw(usage);
+  const urls = new Map(jobs.jobs.map((j) => [j.id, j]));
+  const recent = activity(transactions).slice(0, 15);
   fill(
     $('recent-transactions'),
     recent.length
       ? table(
-          'Latest credit transactions',
-          ['When', 'Type', { label: 'Credits', num: true }, 'Description', 'Job or request'],
-          recent.map((t) => [
-            fmtTime(t.created_at),
-            t.type,
-            t.amount > 0 ? `+${fmtInt(t.amount)}` : fmtInt(t.amount),
-            t.description,
-            t.job_id ? el('code', {}, t.job_id) : '—',
-          ]),
+          'Latest requests, jobs and purchases',
+          ['When', 'What', 'URL', { label: 'Credits', num: true }, 'State', 'Job or request'],
+          recent.map((a) => {
+            const job = a.id ? urls.get(a.id) : undefined;
+            return [
+              fmtTime(a.when),
+              job && !a.what.toLowerCase().includes(job.queue) ? `${a.what} (${job.queue})` : a.what,
+              job?.url
+                ? el(
+                    'a',
+                    { href: job.url, target: '_blank', rel: 'noopener noreferrer', class: 'url' },
+                    job.url,
+                  )
+                : '—',
+              signed(a.credits),
+              a.state,
+              idCell(a.id),
+            ];
+          }),
         )
-      : el('p', { class: 'hint' }, 'No transactions yet.'),
+      : el('p', { class: 'hint' }, 'No activity yet.'),
   );
 }
 
-function draw() {
-  const total = renderUsageChart($('chart'), $('chart-table'), cached, $('chart-range').value);
+function draw({ bins, summary }) {
+  const total = renderUsageChart($('chart'), $('chart-table'), summary, $('chart-range').value, bins);
   $('spent-total').textContent = fmtInt(total);
+  const ops = summary.operations.filter((o) => o.spent > 0);
+  fill(
+    $('operation-breakdown'),
+    ops.length
+      ? table(
+          'Credits spent per operation in this range',
+          ['Operation', { label: 'Credits spent', num: true }, { label: 'Share', num: true }],
+          ops.map((o) => [o.operation, fmtInt(o.spent), `${Math.round((o.spent / total) * 100)} %`]),
+          { showCaption: true },
+        )
+      : el('p', { class: 'hint' }, 'Nothing spent in this range.'),
+  );
+}
+
+async function redraw() {
+  showError('overview-error', null);
+  try {
+    draw(await summaryFor($('chart-range').value));
+  } catch (err) {
+    showError('overview-error', err);
+  }
 }
 
 export const overviewView = {
   init() {
-    $('chart-range').addEventListener('change', draw);
+    $('chart-range').addEventListener('change', () => void redraw());
+    $('low-balance-buy').addEventListener('click', () => {
+      window.location.hash = '#/credits';
+    });
   },
   async show() {
     showError('overview-error', null);

@@ -1,7 +1,28 @@
 // Playground: any operation of /openapi.json, its parameters as a form, sent with this session, an
 // API key or nothing; shows the status, the credit headers and the body.
-import { request } from './api.js';
+import { request, session } from './api.js';
 import { $, announce, el, fill } from './dom.js';
+import { renderMarkdown } from './markdown.js';
+
+// The API's own operations first, account plumbing after.
+const TAG_ORDER = ['Web', 'Videos', 'Posts', 'Jobs', 'Credits', 'Accounts', 'System'];
+// Operations with a method of their own in @unfurl/sdk (the rest go through transport.request).
+const SDK_METHODS = {
+  'GET /v1/web/scrape': ['web.scrape', 'query'],
+  'GET /v1/web/map': ['web.map', 'query'],
+  'POST /v1/web/crawl': ['web.crawlAndWait', 'body'],
+  'GET /v1/transcript': ['transcript', 'query'],
+  'GET /v1/metadata': ['metadata', 'url'],
+  'POST /v1/video/ocr': ['video.ocr', 'body'],
+  'POST /v1/video/describe': ['video.describe', 'body'],
+  'POST /v1/extract': ['extract', 'body'],
+  'GET /v1/account': ['account.get', 'none'],
+  'GET /v1/account/usage': ['account.usage', 'query'],
+  'GET /v1/credits/packages': ['credits.packages', 'none'],
+  'GET /v1/jobs/{jobId}': ['jobs.get', 'jobId'],
+};
+let lastUser = null;
+let lastReq = null;
 
 const SHOWN_HEADERS = [
   'x-credits-charged',
@@ -69,23 +90,26 @@ async function loadSpec() {
     }
   }
   const select = $('play-op');
+  const rank = (tag) => (TAG_ORDER.includes(tag) ? TAG_ORDER.indexOf(tag) : TAG_ORDER.length);
   fill(
     select,
-    [...byTag.entries()].map(([tag, ids]) =>
-      el(
-        'optgroup',
-        { label: tag },
-        ids
-          .sort()
-          .map((id) =>
-            el(
-              'option',
-              { value: id },
-              `${id}${operations.get(id).op.summary ? ` — ${operations.get(id).op.summary}` : ''}`,
+    [...byTag.entries()]
+      .sort(([a], [b]) => rank(a) - rank(b))
+      .map(([tag, ids]) =>
+        el(
+          'optgroup',
+          { label: tag },
+          ids
+            .sort()
+            .map((id) =>
+              el(
+                'option',
+                { value: id },
+                `${id}${operations.get(id).op.summary ? ` — ${operations.get(id).op.summary}` : ''}`,
+              ),
             ),
-          ),
+        ),
       ),
-    ),
   );
   const preferred = 'GET /v1/web/scrape';
   if (operations.has(preferred)) select.value = preferred;
@@ -155,7 +179,21 @@ function paramInput(p) {
   );
 }
 
+/** Forgets the last answer: it belonged to another operation or another user. */
+function clearAnswer() {
+  $('play-status').textContent = 'No request sent yet.';
+  fill($('play-headers'));
+  $('play-response').textContent = '';
+  fill($('play-links'));
+  fill($('play-preview'));
+  $('play-preview-box').hidden = true;
+  $('play-curl').textContent = '';
+  lastReq = null;
+  renderSnippet();
+}
+
 function renderOperation() {
+  clearAnswer();
   const entry = operations.get($('play-op').value);
   if (!entry) return;
   const { op } = entry;
@@ -209,6 +247,98 @@ function curlFor(entry, req) {
   return parts.join(' \\\n  ');
 }
 
+const pyValue = (v) =>
+  JSON.stringify(v, null, 4)
+    .replace(/\btrue\b/g, 'True')
+    .replace(/\bfalse\b/g, 'False')
+    .replace(/\bnull\b/g, 'None');
+
+function jsFor(entry, req) {
+  const base = window.location.origin;
+  const [name, takes] = SDK_METHODS[`${entry.method} ${entry.path}`] ?? [];
+  let call;
+  if (name) {
+    const arg =
+      takes === 'query'
+        ? JSON.stringify(req.query, null, 2)
+        : takes === 'body'
+          ? JSON.stringify(req.body ?? {}, null, 2)
+          : takes === 'url'
+            ? JSON.stringify(req.query.url ?? '')
+            : takes === 'jobId'
+              ? JSON.stringify(req.path.split('/').pop())
+              : '';
+    call = `await unfurl.${name}(${arg})`;
+  } else {
+    const spec = { method: entry.method, path: req.path };
+    if (Object.keys(req.query).length) spec.query = req.query;
+    if (req.body !== undefined) spec.body = req.body;
+    call = `(await unfurl.transport.request(${JSON.stringify(spec, null, 2)})).body`;
+  }
+  return `import { Unfurl } from '@unfurl/sdk';
+
+// The key comes from UNFURL_API_KEY.
+const unfurl = new Unfurl({ baseUrl: '${base}' });
+const answer = ${call};
+console.log(answer);`;
+}
+
+function pythonFor(entry, req) {
+  const lines = [
+    'import os',
+    'import requests',
+    '',
+    'answer = requests.request(',
+    `    ${JSON.stringify(entry.method)},`,
+    `    ${JSON.stringify(new URL(req.path, window.location.origin).toString())},`,
+  ];
+  if (req.auth !== 'none')
+    lines.push(`    headers={"Authorization": "Bearer " + os.environ["UNFURL_API_KEY"]},`);
+  if (Object.keys(req.query).length) lines.push(`    params=${pyValue(req.query)},`);
+  if (req.body !== undefined) lines.push(`    json=${pyValue(req.body)},`);
+  lines.push(')', 'print(answer.status_code, answer.json())');
+  return lines.join('\n');
+}
+
+/** The call as code in the chosen language (curl, JavaScript with our SDK, Python). */
+function renderSnippet() {
+  const entry = operations.get($('play-op').value);
+  const lang = document.querySelector('#play-snippet-tabs [aria-pressed="true"]')?.dataset.lang ?? 'curl';
+  let req = lastReq;
+  if (!req && entry) {
+    try {
+      req = buildRequest(entry);
+    } catch {
+      req = null;
+    }
+  }
+  if (!entry || !req) {
+    $('play-curl').textContent = '';
+    return;
+  }
+  $('play-curl').textContent =
+    lang === 'js' ? jsFor(entry, req) : lang === 'python' ? pythonFor(entry, req) : curlFor(entry, req);
+}
+
+function showLinks(body) {
+  const jobId = body && typeof body === 'object' && typeof body.jobId === 'string' ? body.jobId : null;
+  fill(
+    $('play-links'),
+    jobId
+      ? el(
+          'p',
+          {},
+          'A job was started: ',
+          el('a', { href: `#/jobs?id=${encodeURIComponent(jobId)}` }, `open ${jobId} in Jobs`),
+          '.',
+        )
+      : null,
+  );
+  const markdown = body && typeof body === 'object' && typeof body.content === 'string' ? body.content : null;
+  $('play-preview-box').hidden = !markdown;
+  fill($('play-preview'), markdown ? renderMarkdown(markdown) : null);
+}
+
 async function send() {
   const entry = operations.get($('play-op').value);
   if (!entry) return;
@@ -223,7 +353,9 @@ async function send() {
   button.disabled = true;
   $('play-result').setAttribute('aria-busy', 'true');
   $('play-status').textContent = `Sending ${entry.method} ${req.path}…`;
-  $('play-curl').textContent = curlFor(entry, req);
+  fill($('play-links'));
+  lastReq = req;
+  renderSnippet();
   try {
     const res = await request(entry.method, req.path, { query: req.query, body: req.body, token: req.token });
     const headers = SHOWN_HEADERS.filter((h) => res.headers.get(h) !== null);
@@ -237,6 +369,7 @@ async function send() {
       text.length > MAX_SHOWN_CHARS
         ? `${text.slice(0, MAX_SHOWN_CHARS)}\n… (${text.length - MAX_SHOWN_CHARS} more characters)`
         : text;
+    showLinks(res.body);
     const charged = res.headers.get('x-credits-charged');
     $('play-status').textContent =
       `HTTP ${res.status} ${res.statusText} · ${Math.round(res.ms)} ms${charged !== null ? ` · ${charged} credit${charged === '1' ? '' : 's'} charged` : ''}`;
@@ -257,12 +390,26 @@ export const playgroundView = {
         $('play-key-row').hidden = radio.value !== 'key' || !radio.checked;
       });
     }
+    for (const tab of document.querySelectorAll('#play-snippet-tabs button')) {
+      tab.addEventListener('click', () => {
+        for (const t of document.querySelectorAll('#play-snippet-tabs button'))
+          t.setAttribute('aria-pressed', String(t === tab));
+        renderSnippet();
+      });
+    }
+    $('play-form').addEventListener('input', () => {
+      if (!lastReq) renderSnippet();
+    });
     $('play-form').addEventListener('submit', (e) => {
       e.preventDefault();
       void send();
     });
   },
   async show() {
+    // Another user signed in since: the last answer was theirs.
+    const user = session.get()?.accountId ?? null;
+    if (lastUser !== null && user !== lastUser) clearAnswer();
+    lastUser = user;
     if (spec) return;
     try {
       await loadSpec();

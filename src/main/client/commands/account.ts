@@ -1,11 +1,12 @@
 // Account commands: register and login (saving the key), logout, credits, usage and jobs. Login uses
 // a session only to make this machine's key and ends it at once; logout revokes that key again.
 import os from 'node:os';
-import readline from 'node:readline';
 import { isUnfurlError, Unfurl } from '@unfurl/sdk';
+import { creditsText } from '../../../billing/prices.js';
 import { writeConfig } from '../config-store.js';
 import type { CommandContext, CommandSpec } from '../context.js';
 import { UsageError } from '../exit-codes.js';
+import { readHidden } from '../hidden-input.js';
 import { fields, isoTime, line, printJson, table } from '../output.js';
 
 /** --password, else UNFURL_PASSWORD, else a prompt that does not echo (terminal), else stdin's first line. */
@@ -14,13 +15,8 @@ async function password(ctx: CommandContext): Promise<string> {
   if (given) return given;
   const input = process.stdin;
   if (input.isTTY) {
-    const rl = readline.createInterface({ input, output: process.stderr, terminal: true });
-    process.stderr.write('Password: ');
-    // Nothing typed is echoed.
-    (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = () => {};
-    const answer = await new Promise<string>((resolve) => rl.question('', resolve));
-    rl.close();
-    process.stderr.write('\n');
+    const answer = await readHidden('Password (not shown as you type): ', input, process.stderr);
+    if (!answer) throw new UsageError('a password is needed');
     return answer;
   }
   let text = '';
@@ -56,12 +52,12 @@ export const register: CommandSpec = {
   options: CREDENTIAL_OPTIONS,
   positionals: [0, 0],
   async run(ctx) {
-    const client = new Unfurl({ baseUrl: ctx.baseUrl });
+    const client = new Unfurl({ baseUrl: ctx.baseUrl, apiKey: null });
     const reg = await client.auth.register({ email: email(ctx), password: await password(ctx) }, ctx);
     saveLogin(ctx, { apiKey: reg.apiKey, email: reg.email, keyId: reg.keyId });
     if (ctx.output.json) printJson(ctx.output, { ...reg, configFile: ctx.configFile });
     else {
-      line(ctx.output, `Registered ${reg.email} (${reg.accountId}) with ${reg.credits} free credits.`);
+      line(ctx.output, `Registered ${reg.email} (${reg.accountId}) with ${creditsText(reg.credits)} free.`);
       line(ctx.output, `API key ${reg.keyId} saved to ${ctx.configFile}`);
     }
     return 0;
@@ -86,7 +82,7 @@ export const login: CommandSpec = {
       else line(ctx.output, `Logged in as ${account.email}; key saved to ${ctx.configFile}`);
       return 0;
     }
-    const anonymous = new Unfurl({ baseUrl: ctx.baseUrl });
+    const anonymous = new Unfurl({ baseUrl: ctx.baseUrl, apiKey: null });
     const session = await anonymous.auth.login({ email: email(ctx), password: await password(ctx) }, ctx);
     const withSession = new Unfurl({ baseUrl: ctx.baseUrl, apiKey: session.token });
     const name = ctx.string('key-name') ?? `unfurl-cli@${os.hostname()}`.slice(0, 200);
@@ -149,6 +145,10 @@ export const logout: CommandSpec = {
   },
 };
 
+/** The built-in test-mode checkout lives on the server itself; a payment provider's page does not. */
+const isTestCheckout = (checkoutUrl: string) =>
+  /^\/v1\/credits\/checkout\/chk_/.test(new URL(checkoutUrl).pathname);
+
 export const credits: CommandSpec = {
   name: 'credits',
   summary: 'the balance and the packages on sale; `credits buy PACKAGE` answers a checkout URL',
@@ -162,8 +162,18 @@ export const credits: CommandSpec = {
       if (action !== 'buy' || !packageId) throw new UsageError('expected `credits` or `credits buy PACKAGE`');
       const checkout = await client.credits.purchase(packageId, ctx);
       if (ctx.output.json) printJson(ctx.output, checkout);
-      else {
-        line(ctx.output, `${checkout.credits} credits for $${checkout.priceUsd}: open this page to pay:`);
+      else if (isTestCheckout(checkout.checkoutUrl)) {
+        line(ctx.output, `Test mode: this server takes no payment (no payment provider is configured).`);
+        line(
+          ctx.output,
+          `Open this page and press "Confirm test purchase" to add ${creditsText(checkout.credits)} for free:`,
+        );
+        line(ctx.output, checkout.checkoutUrl);
+      } else {
+        line(
+          ctx.output,
+          `${creditsText(checkout.credits)} for $${checkout.priceUsd}: open this page to pay:`,
+        );
         line(ctx.output, checkout.checkoutUrl);
       }
       return 0;
@@ -173,7 +183,7 @@ export const credits: CommandSpec = {
       printJson(ctx.output, { credits: account.credits, email: account.email, packages });
       return 0;
     }
-    line(ctx.output, `${account.credits} credits (${account.email})`);
+    line(ctx.output, `${creditsText(account.credits)} (${account.email})`);
     line(ctx.output);
     table(
       ctx.output,
@@ -216,31 +226,54 @@ export const usage: CommandSpec = {
   },
 };
 
+const JOB_STATES = ['queued', 'active', 'completed', 'failed', 'cancelled'];
+
 export const jobs: CommandSpec = {
   name: 'jobs',
-  summary: 'your jobs, newest first; `jobs ID` shows one job and its result',
-  usage: '[ID] [--status STATUS] [--limit N]',
-  details: `  --status STATUS  only queued, active, completed or failed jobs
+  summary: 'your jobs, newest first; `jobs ID` shows one job, `jobs cancel ID` stops one',
+  usage: '[ID | cancel ID] [--status STATUS] [--limit N]',
+  details: `  jobs ID          one job: its summary and result
+  jobs cancel ID   stop a queued or running job (a crawl keeps, and is billed for, the pages it has)
+  --status STATUS  only queued, active, completed, failed or cancelled jobs
   --limit N        jobs to show (default 20; pages are fetched as needed)`,
   options: { status: { type: 'string' }, limit: { type: 'string' } },
-  positionals: [0, 1],
+  positionals: [0, 2],
   async run(ctx) {
     const client = ctx.client({ requireKey: true });
-    const [id] = ctx.positionals;
+    const [id, cancelId] = ctx.positionals;
+    if (id === 'cancel') {
+      if (!cancelId) throw new UsageError('jobs cancel: which job? (`unfurl jobs cancel ID`)');
+      const job = await client.cancelJob(cancelId, ctx);
+      if (ctx.output.json) printJson(ctx.output, job);
+      else if (job.status === 'cancelled') {
+        line(
+          ctx.output,
+          `cancelled job ${job.id} (${job.credits} credit${job.credits === 1 ? '' : 's'} charged)`,
+        );
+      } else line(ctx.output, `job ${job.id} is stopping; \`unfurl jobs ${job.id}\` shows it`);
+      return 0;
+    }
+    if (cancelId !== undefined) throw new UsageError('expected one job id (or `cancel ID`)');
     if (id) {
       const job = await client.jobs.get(id, ctx);
       if (ctx.output.json) printJson(ctx.output, job);
       else {
         const { result, ...summary } = job;
-        fields(ctx.output, Object.entries(summary));
+        fields(
+          ctx.output,
+          Object.entries(summary).map(([k, v]) => [
+            k,
+            /At$/.test(k) && typeof v === 'number' ? isoTime(v) : v,
+          ]),
+        );
         line(ctx.output, 'result:');
         line(ctx.output, JSON.stringify(result, null, 2));
       }
       return 0;
     }
     const status = ctx.string('status');
-    if (status !== undefined && !['queued', 'active', 'completed', 'failed'].includes(status)) {
-      throw new UsageError('--status: one of queued, active, completed, failed');
+    if (status !== undefined && !JOB_STATES.includes(status)) {
+      throw new UsageError(`--status: one of ${JOB_STATES.join(', ')}`);
     }
     const limit = ctx.int('limit', 1, 100_000) ?? 20;
     const rows = [];
@@ -258,7 +291,7 @@ export const jobs: CommandSpec = {
     }
     table(
       ctx.output,
-      ['ID', 'KIND', 'STATUS', 'CREATED', 'DURATION', 'CREDITS', 'ERROR'],
+      ['ID', 'KIND', 'STATUS', 'CREATED', 'DURATION', 'CREDITS', 'URL', 'ERROR'],
       rows.map((j) => [
         j.id,
         j.queue,
@@ -266,6 +299,7 @@ export const jobs: CommandSpec = {
         isoTime(j.createdAt),
         j.durationMs === null ? '-' : `${(j.durationMs / 1000).toFixed(1)} s`,
         j.credits,
+        j.url,
         j.error,
       ]),
     );

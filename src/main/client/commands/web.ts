@@ -2,27 +2,35 @@
 // progress bar while the job runs.
 import path from 'node:path';
 import { type CrawlBody, UnfurlError } from '@unfurl/sdk';
-import type { CommandSpec } from '../context.js';
+import { creditsText } from '../../../billing/prices.js';
+import type { CommandContext, CommandSpec } from '../context.js';
 import { UsageError } from '../exit-codes.js';
-import { line, printJson } from '../output.js';
+import { fields, line, printJson } from '../output.js';
 import { PageWriter } from '../page-files.js';
-import { answeredJobId, WAIT_HELP, WAIT_OPTIONS } from '../wait.js';
+import { answeredJobId, stopOnInterrupt, WAIT_HELP, WAIT_OPTIONS } from '../wait.js';
 
 export const scrape: CommandSpec = {
   name: 'scrape',
   summary: 'a web page as Markdown',
-  usage: 'URL [--no-links] [--lang LANG] [--render auto|always|never]',
+  usage: 'URL [--no-links] [--lang LANG] [--render auto|always|never] [--meta]',
   details: `  --no-links     links become plain text in the Markdown
   --lang LANG    preferred language, sent as Accept-Language
-  --render MODE  headless browser: auto (default), always, never`,
-  options: { 'no-links': { type: 'boolean' }, lang: { type: 'string' }, render: { type: 'string' } },
+  --render MODE  headless browser: auto (default), always, never
+  --meta         also print the title, URL, size and credits charged (on stderr: stdout stays Markdown)`,
+  options: {
+    'no-links': { type: 'boolean' },
+    lang: { type: 'string' },
+    render: { type: 'string' },
+    meta: { type: 'boolean' },
+  },
   positionals: [1, 1],
   async run(ctx) {
     const render = ctx.string('render');
     if (render !== undefined && !['auto', 'always', 'never'].includes(render)) {
       throw new UsageError('--render: one of auto, always, never');
     }
-    const page = await ctx.client({ requireKey: true }).web.scrape(
+    const client = ctx.client({ requireKey: true });
+    const page = await client.web.scrape(
       {
         url: ctx.positionals[0]!,
         noLinks: ctx.values['no-links'] === true ? true : undefined,
@@ -31,8 +39,52 @@ export const scrape: CommandSpec = {
       },
       ctx,
     );
-    if (ctx.output.json) printJson(ctx.output, page);
-    else ctx.output.out.write(page.content.endsWith('\n') ? page.content : `${page.content}\n`);
+    const charged = client.lastCredits?.charged ?? null;
+    if (ctx.output.json) {
+      printJson(ctx.output, ctx.values.meta === true ? { ...page, creditsCharged: charged } : page);
+      return 0;
+    }
+    if (ctx.values.meta === true) {
+      const meta: [string, unknown][] = [
+        ['title', page.name],
+        ['url', page.url],
+        ['description', page.description],
+        ['characters', page.countCharacters],
+        ['links', page.urls.length],
+        ['credits', charged === null ? null : creditsText(charged)],
+      ];
+      fields({ ...ctx.output, out: ctx.output.err }, meta);
+      ctx.output.err.write('\n');
+    }
+    ctx.output.out.write(page.content.endsWith('\n') ? page.content : `${page.content}\n`);
+    return 0;
+  },
+};
+
+export const map: CommandSpec = {
+  name: 'map',
+  summary: "a site's links (the page's own and its sitemaps'), one URL a line",
+  usage: 'URL [--limit N] [--sitemap include|skip|only]',
+  details: `  --limit N        most URLs (1–10000, default 5000)
+  --sitemap MODE   include (default): page links and sitemap URLs; skip: page links only;
+                   only: sitemap URLs only`,
+  options: { limit: { type: 'string' }, sitemap: { type: 'string' } },
+  positionals: [1, 1],
+  async run(ctx) {
+    const sitemap = ctx.string('sitemap');
+    if (sitemap !== undefined && !['include', 'skip', 'only'].includes(sitemap)) {
+      throw new UsageError('--sitemap: one of include, skip, only');
+    }
+    const links = await ctx.client({ requireKey: true }).web.map(
+      {
+        url: ctx.positionals[0]!,
+        limit: ctx.int('limit', 1, 10_000),
+        sitemap: sitemap as 'include' | undefined,
+      },
+      ctx,
+    );
+    if (ctx.output.json) printJson(ctx.output, links);
+    else for (const url of links.urls) line(ctx.output, url);
     return 0;
   },
 };
@@ -87,7 +139,8 @@ ${WAIT_HELP}`,
     const out = path.resolve(ctx.string('out') ?? `unfurl-crawl-${jobId}`);
     const writer = new PageWriter(out, startHost);
     const progress = ctx.progress();
-    let status = 'queued';
+    const started = Date.now();
+    let status = 'scraping';
     let failures = 0;
     try {
       for await (const page of client.crawlPages(jobId, {
@@ -103,7 +156,12 @@ ${WAIT_HELP}`,
         progress.update(writer.files.length, limit ?? 100, `pages  ${status}`);
       }
     } catch (err) {
-      if (!timer.aborted || ctx.signal.aborted) throw err;
+      if (ctx.signal.aborted) {
+        progress.stop();
+        await keepCancelledPages(ctx, jobId, writer, out);
+        throw err;
+      }
+      if (!timer.aborted) throw err;
       throw new UnfurlError({
         code: 'job_timeout',
         status: 0,
@@ -112,6 +170,8 @@ ${WAIT_HELP}`,
     } finally {
       progress.stop();
     }
+    const elapsedMs = Date.now() - started;
+    const { credits } = await client.jobs.get(jobId, ctx);
     if (ctx.output.json) {
       printJson(ctx.output, {
         jobId,
@@ -120,11 +180,41 @@ ${WAIT_HELP}`,
         pages: writer.files.length,
         failures,
         files: writer.files,
+        credits,
+        elapsedMs,
       });
     } else {
       const failed = failures ? ` (${failures} failed)` : '';
-      line(ctx.output, `${writer.files.length} pages written to ${out}${failed}`);
+      const spent = `${credits} credit${credits === 1 ? '' : 's'}`;
+      line(
+        ctx.output,
+        `${writer.files.length} pages written to ${out}${failed} in ${(elapsedMs / 1000).toFixed(1)} s, ${spent}`,
+      );
     }
     return 0;
   },
 };
+
+/**
+ * Ctrl-C during a crawl: the job is cancelled on the server (or left running with --detach), and
+ * the pages it kept that were not written yet are fetched and written, so the folder holds every
+ * page the crawl was billed for.
+ */
+async function keepCancelledPages(ctx: CommandContext, jobId: string, writer: PageWriter, out: string) {
+  const job = await stopOnInterrupt(ctx, jobId);
+  if (!job) return;
+  try {
+    const client = ctx.client();
+    const signal = AbortSignal.timeout(15_000);
+    for await (const page of client.crawlPages(jobId, {
+      skip: writer.files.length,
+      intervalMs: 200,
+      signal,
+    })) {
+      writer.write(page);
+    }
+  } catch (err) {
+    ctx.output.err.write(`could not fetch the rest of the kept pages: ${(err as Error).message}\n`);
+  }
+  ctx.output.err.write(`${writer.files.length} pages written to ${out}\n`);
+}

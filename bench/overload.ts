@@ -1,0 +1,191 @@
+// Overload: the full app (default load-shedding settings) offered twice the load it can carry. The
+// request is the cached transcript (GET /v1/transcript, warm: 1 credit, no upstream call), first
+// measured closed-loop (autocannon, 50 connections) for the app's capacity C; then an open-loop
+// generator in this process sends 2·C requests per second for the same time, whatever the answers,
+// while /health is asked every 100 ms on a connection of its own. Printed: how many were admitted
+// (200) and shed (503 with Retry-After), the latency of each kind, /health's latency under the load,
+// and the credits the account lost against the number of 200s — a shed request must cost nothing.
+// Goals (issue 19): the service keeps answering, shed answers are fast, admitted p99 stays bounded,
+// /health responsive, credits spent = requests admitted.
+// Env: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS (the capacity run), BENCH_OVERLOAD_FACTOR (2).
+import autocannon from 'autocannon';
+import { Agent, request } from 'undici';
+import { intEnv, loadSettings } from './lib/http.js';
+import { appEnvFor, type Child, checkTranscript, startChild, watchUrl } from './transcript.js';
+
+const VIDEO = 'GJLlxj_dtq8';
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+async function credits(app: Child): Promise<number> {
+  const res = await fetch(`${app.address}/v1/account`, {
+    headers: { authorization: `Bearer ${app.apiKey}` },
+  });
+  if (res.status !== 200) throw new Error(`GET /v1/account: ${res.status}`);
+  return ((await res.json()) as { credits: number }).credits;
+}
+
+interface OpenLoopResult {
+  sent: number;
+  byStatus: Map<number, number>;
+  admittedMs: number[];
+  shedMs: number[];
+  shedWithRetryAfter: number;
+  errors: number;
+}
+
+/** Sends `rate` requests per second for `seconds`, each on its schedule whatever came back before. */
+async function openLoop(url: string, headers: Record<string, string>, rate: number, seconds: number) {
+  const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 10_000 });
+  const out: OpenLoopResult = {
+    sent: 0,
+    byStatus: new Map(),
+    admittedMs: [],
+    shedMs: [],
+    shedWithRetryAfter: 0,
+    errors: 0,
+  };
+  const pending: Promise<void>[] = [];
+  const one = async () => {
+    const started = performance.now();
+    try {
+      const res = await request(url, { headers, dispatcher: agent });
+      await res.body.dump();
+      const took = performance.now() - started;
+      out.byStatus.set(res.statusCode, (out.byStatus.get(res.statusCode) ?? 0) + 1);
+      if (res.statusCode === 200) out.admittedMs.push(took);
+      if (res.statusCode === 503) {
+        out.shedMs.push(took);
+        if (res.headers['retry-after']) out.shedWithRetryAfter++;
+      }
+    } catch {
+      out.errors++;
+    }
+  };
+  const tickMs = 10;
+  const perTick = rate / (1000 / tickMs);
+  const start = performance.now();
+  let owed = 0;
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const elapsed = performance.now() - start;
+      if (elapsed >= seconds * 1000) {
+        clearInterval(timer);
+        resolve();
+        return;
+      }
+      // Catch up on ticks the timer missed, so the offered rate is kept even when this loop runs late.
+      owed = (elapsed / tickMs) * perTick - out.sent;
+      for (; owed >= 1; owed--) {
+        out.sent++;
+        pending.push(one());
+      }
+    }, tickMs);
+  });
+  await Promise.all(pending);
+  await agent.close();
+  return out;
+}
+
+/** /health every 100 ms on its own connection until `stop` resolves; its latencies. */
+async function probeHealth(address: string, stop: Promise<void>): Promise<number[]> {
+  const agent = new Agent({ connections: 1 });
+  const times: number[] = [];
+  let done = false;
+  void stop.then(() => {
+    done = true;
+  });
+  while (!done) {
+    const started = performance.now();
+    try {
+      const res = await request(`${address}/health`, { dispatcher: agent });
+      await res.body.dump();
+      times.push(res.statusCode === 200 ? performance.now() - started : Number.POSITIVE_INFINITY);
+    } catch {
+      times.push(Number.POSITIVE_INFINITY);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await agent.close();
+  return times;
+}
+
+export async function benchOverload(): Promise<void> {
+  const settings = loadSettings();
+  const factor = intEnv('BENCH_OVERLOAD_FACTOR', 2);
+  console.log(
+    `\n## overload — cached GET /v1/transcript: capacity (autocannon ${settings.connections} connections × ` +
+      `${settings.durationS} s), then ${factor}× that rate open-loop for ${settings.durationS} s; default shedding settings`,
+  );
+  const children: Child[] = [];
+  try {
+    const replay = await startChild(['replay', '1']);
+    children.push(replay);
+    const app = await startChild(['unfurl'], appEnvFor(replay.address));
+    children.push(app);
+    await checkTranscript(app, VIDEO);
+    const url = `${app.address}/v1/transcript?url=${watchUrl(VIDEO)}&lang=en`;
+    const headers = { authorization: `Bearer ${app.apiKey}` };
+
+    const base = { url, headers, connections: settings.connections, pipelining: settings.pipelining };
+    await autocannon({ ...base, duration: settings.warmupS });
+    const capacity = await autocannon({ ...base, duration: settings.durationS });
+    const c = capacity.requests.average;
+    console.log(
+      `capacity (closed loop)                ${c.toFixed(0)} req/s   p50 ${capacity.latency.p50} ms   p99 ${capacity.latency.p99} ms`,
+    );
+
+    const before = await credits(app);
+    let stopProbe: () => void = () => {};
+    const probeStopped = new Promise<void>((resolve) => {
+      stopProbe = resolve;
+    });
+    const health = probeHealth(app.address, probeStopped);
+    const r = await openLoop(url, headers, factor * c, settings.durationS);
+    stopProbe();
+    const healthMs = (await health).sort((a, b) => a - b);
+    // Requests the app admitted may still be ending their billing: let it settle.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const spent = before - (await credits(app));
+
+    const ok = r.byStatus.get(200) ?? 0;
+    const shed = r.byStatus.get(503) ?? 0;
+    const other = r.sent - ok - shed;
+    r.admittedMs.sort((a, b) => a - b);
+    r.shedMs.sort((a, b) => a - b);
+    const seconds = settings.durationS;
+    console.log(
+      `offered (open loop, ${factor}×)              ${(r.sent / seconds).toFixed(0)} req/s (${r.sent} requests)`,
+    );
+    console.log(
+      `admitted 200                          ${(ok / seconds).toFixed(0)} req/s (${((ok / r.sent) * 100).toFixed(1)} %)   ` +
+        `p50 ${ms(percentile(r.admittedMs, 50))}   p99 ${ms(percentile(r.admittedMs, 99))}`,
+    );
+    console.log(
+      `shed 503                              ${(shed / seconds).toFixed(0)} req/s (${((shed / r.sent) * 100).toFixed(1)} %, ` +
+        `${shed > 0 ? ((r.shedWithRetryAfter / shed) * 100).toFixed(0) : '–'} % with Retry-After)   ` +
+        `p50 ${ms(percentile(r.shedMs, 50))}   p99 ${ms(percentile(r.shedMs, 99))}`,
+    );
+    console.log(`other answers / connection errors     ${other} / ${r.errors}`);
+    console.log(
+      `/health under the load                ${healthMs.length} probes   p50 ${ms(percentile(healthMs, 50))}   ` +
+        `max ${ms(healthMs.at(-1) ?? Number.NaN)}`,
+    );
+    // A request whose answer the client lost (a connection error here) may still have been served
+    // and charged by the app: it is neither admitted-and-seen nor shed.
+    const billedRight = spent >= ok && spent <= ok + r.errors;
+    const answering = ok > 0 && other === r.errors && Number.isFinite(healthMs.at(-1) ?? Number.NaN);
+    console.log(
+      `credits spent ${spent} for ${ok} admitted requests (+ ${r.errors} whose answer the client lost): ` +
+        `${billedRight ? 'shed requests cost nothing' : 'MISMATCH'}; ` +
+        `verdict: ${billedRight && answering ? 'kept answering' : 'FAILED'}`,
+    );
+  } finally {
+    await Promise.all(children.map((child) => child.stop().catch(() => {})));
+  }
+}

@@ -1,0 +1,142 @@
+// Load shedding on a real app: past the configured event-loop delay or number of requests in
+// progress, a new request is answered at once with 503 service_unavailable and Retry-After, before
+// authentication — nothing is held or charged — while /health keeps answering; the process admits
+// requests again once it has caught up.
+import type http from 'node:http';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { type Loopback, startServer } from '../support/loopback.js';
+
+const apps: TestApp[] = [];
+let site: Loopback | undefined;
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((t) => t.close()));
+});
+afterAll(async () => site?.close());
+
+async function appWith(env: Record<string, string>) {
+  const t = await createTestApp({ UNFURL_ALLOW_PRIVATE_NETWORK: 'true', ...env });
+  apps.push(t);
+  return t;
+}
+
+/** An account made through the service (a request of its own could be the one shed). */
+async function account(t: TestApp) {
+  const email = `shed-${Math.random().toString(36).slice(2)}@example.com`;
+  return t.services.accounts.register(email, 'a long enough password');
+}
+
+const balance = async (t: TestApp, accountId: string) =>
+  (await t.services.accounts.getAccount(accountId)).credits;
+
+function blockEventLoop(ms: number) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // busy: nothing else may run
+  }
+}
+
+describe('load shedding', () => {
+  it('sheds on event-loop delay: 503 with Retry-After, nothing charged, /health answers, then recovers', async () => {
+    const t = await appWith({
+      UNFURL_SHED_EVENT_LOOP_DELAY_MS: '20',
+      UNFURL_SHED_MAX_IN_FLIGHT: '0',
+      UNFURL_SHED_RETRY_AFTER_SECONDS: '3',
+    });
+    const { accountId, apiKey } = await account(t);
+    const before = await balance(t, accountId);
+
+    // Sustained overload: the loop is kept busy in 40 ms slices, so every sample of its delay is late
+    // (a single stall followed by idle waits for the database is diluted in the window's mean).
+    let busy = true;
+    const spin = () => {
+      if (!busy) return;
+      blockEventLoop(40);
+      setImmediate(spin);
+    };
+    spin();
+    let shed: Awaited<ReturnType<TestApp['call']>> | undefined;
+    try {
+      const until = Date.now() + 10_000;
+      while (!shed && Date.now() < until) {
+        const res = await t.call(apiKey, { method: 'GET', url: '/v1/credits/packages' });
+        if (res.statusCode === 503) shed = res;
+        // A cached authentication answers in microtasks alone: yield so timers (and the spin) run.
+        else await new Promise((r) => setTimeout(r, 5));
+      }
+    } finally {
+      busy = false;
+    }
+    expect(shed, 'a request was shed after the stall').toBeDefined();
+    expect(shed!.json()).toMatchObject({ error: 'service_unavailable' });
+    expect(shed!.json().message).toMatch(/overloaded/);
+    expect(shed!.headers['retry-after']).toBe('3');
+    const health = await t.call(null, { method: 'GET', url: '/health' });
+    expect(health.statusCode).toBe(200);
+
+    // Caught up: requests are admitted again, and only the admitted paid one is charged.
+    let status = 503;
+    const deadline = Date.now() + 5000;
+    while (status === 503 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await t.call(apiKey, { method: 'GET', url: '/v1/account' })).statusCode;
+    }
+    expect(status).toBe(200);
+    expect(await balance(t, accountId)).toBe(before);
+    const metrics = await t.call(null, { method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/unfurl_http_shed_total\{reason="event_loop_delay"\} [1-9]/);
+  });
+
+  it('sheds past the requests in progress: a paid request in flight is charged, the one refused is not', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived: () => void = () => {};
+    const reached = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const handler: http.RequestListener = (req, res) => {
+      if (req.url === '/robots.txt') return res.writeHead(404).end();
+      arrived();
+      void gate.then(() =>
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<html><head><title>Slow</title></head><body><main><p>Slow page text.</p></main></body></html>',
+          ),
+      );
+    };
+    site = await startServer(handler);
+    const t = await appWith({ UNFURL_SHED_EVENT_LOOP_DELAY_MS: '0', UNFURL_SHED_MAX_IN_FLIGHT: '1' });
+    const { accountId, apiKey } = await account(t);
+    const before = await balance(t, accountId);
+
+    const slow = t.call(apiKey, {
+      method: 'GET',
+      url: `/v1/web/scrape?url=${encodeURIComponent(`${site.url}/slow`)}`,
+    });
+    await reached;
+    const refused = await t.call(apiKey, { method: 'GET', url: '/v1/account' });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toMatchObject({ error: 'service_unavailable' });
+    expect(refused.json().message).toMatch(/too many requests in progress/);
+    expect(refused.headers['retry-after']).toBe('2');
+    expect((await t.call(null, { method: 'GET', url: '/health' })).statusCode).toBe(200);
+
+    release();
+    const done = await slow;
+    expect(done.statusCode).toBe(200);
+    expect(await balance(t, accountId)).toBe(before - 1);
+    // The slot is free again.
+    expect((await t.call(apiKey, { method: 'GET', url: '/v1/account' })).statusCode).toBe(200);
+  });
+
+  it('is off when both limits are 0', async () => {
+    const t = await appWith({ UNFURL_SHED_EVENT_LOOP_DELAY_MS: '0', UNFURL_SHED_MAX_IN_FLIGHT: '0' });
+    const { apiKey } = await account(t);
+    blockEventLoop(300);
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await t.call(apiKey, { method: 'GET', url: '/v1/account' })).statusCode).toBe(200);
+  });
+});
