@@ -90,9 +90,17 @@ export class RequestCharges {
     }
   }
 
-  /** What an accepted job holds and what its account has left (nothing is charged before it ends). */
-  async ofJob(accountId: string, jobId: string): Promise<JobCredits> {
-    const [held, remaining] = await Promise.all([this.ledger.heldFor(jobId), this.ledger.balance(accountId)]);
+  /**
+   * What an accepted job holds and what its account has left (nothing is charged before it ends):
+   * as its accepting transaction saw them when it held credits, else read now (a replay, a joined
+   * duplicate, a job that holds nothing).
+   */
+  async ofJob(accountId: string, accepted: { jobId: string; credits?: JobCredits }): Promise<JobCredits> {
+    if (accepted.credits) return accepted.credits;
+    const [held, remaining] = await Promise.all([
+      this.ledger.heldFor(accepted.jobId),
+      this.ledger.balance(accountId),
+    ]);
     return { held, remaining };
   }
 }

@@ -100,14 +100,14 @@ function registerJobRoute(app: TypedApp, deps: JobRouteDeps, opts: JobRouteOptio
       : opts.toInputFetches
         ? await sizingJob(charges, request, async () => toInput(request.body, request))
         : await toInput(request.body, request);
-    const { jobId } = await jobs.service.submit({
+    const accepted = await jobs.service.submit({
       accountId,
       kind: opts.kind,
       input,
       webhookUrl: webhookUrl ?? null,
       idempotencyKey: key,
     });
-    return sendJobAccepted(reply, jobId, await charges.ofJob(accountId, jobId));
+    return sendJobAccepted(reply, accepted.jobId, await charges.ofJob(accountId, accepted));
   };
   app.post(opts.path, { schema: { ...schema, ...(description && { description }) } }, handler);
   for (const alias of aliases) app.post(alias, { schema: { ...schema, hide: true } }, handler);

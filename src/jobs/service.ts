@@ -29,6 +29,11 @@ export interface SubmitResult {
   jobId: string;
   /** False when an existing job answered (idempotent replay or a running duplicate). */
   created: boolean;
+  /**
+   * A job created with a hold: what it holds and the balance its accepting transaction left. Read
+   * there because the job may already have ended (and settled) by the time the caller looks.
+   */
+  credits?: { held: number; remaining: number };
 }
 
 function canonical(value: unknown): string {
@@ -113,6 +118,7 @@ export class JobService {
       duration_ms: null,
       result_expires_at: null,
     };
+    let credits: SubmitResult['credits'];
     try {
       if (estimate === 0 && !key && !dedupeKey && !kind.perAccount) {
         // Nothing to hold: the row alone is the job, and concurrent ones share one INSERT.
@@ -121,7 +127,7 @@ export class JobService {
         await this.db.transaction().execute(async (tx) => {
           await tx.insertInto('jobs').values(row).execute();
           if (estimate > 0) {
-            await this.ledger.hold(
+            const remaining = await this.ledger.hold(
               req.accountId,
               jobId,
               estimate,
@@ -130,6 +136,7 @@ export class JobService {
               req.kind,
               tx,
             );
+            credits = { held: estimate, remaining };
           }
           if (kind.perAccount) await this.checkAccountLimit(tx, req.accountId, kind.perAccount, estimate > 0);
           if (key) {
@@ -176,7 +183,7 @@ export class JobService {
           },
         }),
     });
-    return { jobId, created: true };
+    return { jobId, created: true, ...(credits && { credits }) };
   }
 
   /**

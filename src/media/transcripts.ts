@@ -159,7 +159,7 @@ export class Transcripts {
       ...(ask.chunkSize !== undefined && { chunkSize: ask.chunkSize }),
       durationSec: location.durationSec,
     };
-    const { jobId } = await jobs.submit({ accountId, kind: 'transcript', input });
-    return { kind: 'speech_job', jobId, ...(await charges.ofJob(accountId, jobId)) };
+    const accepted = await jobs.submit({ accountId, kind: 'transcript', input });
+    return { kind: 'speech_job', jobId: accepted.jobId, ...(await charges.ofJob(accountId, accepted)) };
   }
 }

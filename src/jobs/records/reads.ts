@@ -99,8 +99,10 @@ export class JobReads {
       folded = folded.where('status', '=', status);
       pending = pending.where('status', '=', status);
     }
-    const [a, b] = await Promise.all([folded.executeTakeFirst(), pending.executeTakeFirst()]);
-    return Number(a?.n ?? 0) + Number(b?.n ?? 0);
+    // One statement, so one snapshot: a fold committing between two reads would count its deltas
+    // twice or not at all.
+    const parts = await folded.unionAll(pending).execute();
+    return parts.reduce((sum, p) => sum + Number(p.n ?? 0), 0);
   }
 
   /**
@@ -110,20 +112,20 @@ export class JobReads {
    * (status, run_at) index.
    */
   async countsForGauges() {
-    const [folded, pending] = await Promise.all([
-      this.db
-        .selectFrom('job_counts')
-        .select(['status', (eb) => eb.fn.sum<number | string>('n').as('n')])
-        .groupBy('status')
-        .execute(),
-      this.db
-        .selectFrom('job_count_deltas')
-        .select(['status', (eb) => eb.fn.sum<number | string>('delta').as('n')])
-        .groupBy('status')
-        .execute(),
-    ]);
+    // One statement (one snapshot), as in count().
+    const parts = await this.db
+      .selectFrom('job_counts')
+      .select(['status', (eb) => eb.fn.sum<number | string>('n').as('n')])
+      .groupBy('status')
+      .unionAll(
+        this.db
+          .selectFrom('job_count_deltas')
+          .select(['status', (eb) => eb.fn.sum<number | string>('delta').as('n')])
+          .groupBy('status'),
+      )
+      .execute();
     const states = new Map<string, number>();
-    for (const r of [...folded, ...pending]) states.set(r.status, (states.get(r.status) ?? 0) + Number(r.n));
+    for (const r of parts) states.set(r.status, (states.get(r.status) ?? 0) + Number(r.n));
     const byState = [...states].map(([status, n]) => ({ status, n }));
     const live = await this.db
       .selectFrom('jobs')

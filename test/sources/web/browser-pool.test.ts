@@ -320,15 +320,17 @@ describeWithChromium('BrowserPool', () => {
     });
 
     it('gives up at the time limit with upstream_error, and stops at once when the caller aborts', async () => {
-      const quick = new BrowserPool({ chromiumPath: CHROMIUM_PATH, size: 1, fetcher, timeoutMs: 3000 });
+      const quick = new BrowserPool({ chromiumPath: CHROMIUM_PATH, size: 1, fetcher, timeoutMs: 5000 });
       try {
-        await quick.render(`${site.url}/app`); // launched, so the limit below measures the render alone
+        // Launched, so the limit below measures the render alone. On a busy machine a first render may
+        // itself run past the limit; the launch is what this line is for.
+        await quick.render(`${site.url}/app`).catch(() => {});
         let started = Date.now();
         const err = await quick.render(`${site.url}/hang`).catch((e) => e);
         expect(err).toBeInstanceOf(AppError);
         expect(err.code).toBe('upstream_error');
-        expect(err.message).toMatch(/longer than 3000 ms/);
-        expect(Date.now() - started).toBeLessThan(4500);
+        expect(err.message).toMatch(/longer than 5000 ms/);
+        expect(Date.now() - started).toBeLessThan(6500);
 
         const controller = new AbortController();
         const reason = new Error('caller gave up');
@@ -397,7 +399,10 @@ describeWithChromium('BrowserPool', () => {
       }
     }
 
-    it('renders one page at a time with size 1 (and overlaps them with size 2)', async () => {
+    // Two browser launches and four renders: 7 s on a quiet machine, several times that on a busy one.
+    it('renders one page at a time with size 1 (and overlaps them with size 2)', {
+      timeout: 120_000,
+    }, async () => {
       const one = await twoAtOnce(1);
       expect(one.secondPageAsked).toBeGreaterThanOrEqual(one.firstDataSent);
       const two = await twoAtOnce(2);
