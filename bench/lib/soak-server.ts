@@ -3,15 +3,9 @@
 // of credits. Sends `{ address, apiKey }` over IPC once it listens; answers the message 'stats' with
 // `{ stats }`: its memory after a full garbage collection (so what is left is what is still referenced)
 // and its active handles by type; closes on 'stop' (or when the parent goes).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { startJobProcessing } from '../../src/jobs/processing.js';
-import { createServices } from '../../src/services.js';
+import { startUnfurlApp } from './unfurl-app.js';
 
 export interface SoakStats {
   rssMb: number;
@@ -37,22 +31,13 @@ function stats(): SoakStats {
 }
 
 if (process.send) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-bench-soak-'));
-  const services = await createServices(loadConfig({ ...process.env, UNFURL_DATA_DIR: dataDir }));
-  const app = await buildApp(services, { logger: false });
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
   // The jobs run here too, as in `unfurl serve` embedded (and as `unfurl worker` would, distributed).
-  const processing = await startJobProcessing(services, app.log);
-  const { accountId, apiKey } = await services.accounts.register('bench-soak@example.com', 'bench-password');
-  await services.ledger.grant(accountId, 1_000_000_000, 'benchmark');
+  const app = await startUnfurlApp({ name: 'soak', credits: 1_000_000_000, processJobs: true });
   let closing = false;
   const stop = async () => {
     if (closing) return;
     closing = true;
     await app.close();
-    await processing.stop();
-    await services.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   };
   process.on('message', (m) => {
@@ -60,5 +45,5 @@ if (process.send) {
     else if (m === 'stats') process.send!({ stats: stats() });
   });
   process.on('disconnect', () => void stop());
-  process.send({ address, apiKey });
+  process.send({ address: app.address, apiKey: app.apiKey });
 }

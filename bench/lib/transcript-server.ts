@@ -16,15 +16,10 @@
 // Every kind answers the message 'cpu' with `{ cpuUs }`: the CPU time (user + system) it has used,
 // so the parent can tell each request's CPU cost, which a machine shared with other work skews far
 // less than the rate.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
-import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { createServices } from '../../src/services.js';
 import { CAPTURES, startYouTubeReplay } from '../../test/support/youtube-replay.js';
+import { startUnfurlApp } from './unfurl-app.js';
 
 /** The i-th made-up video id (11 characters, as the platform's are). */
 export const benchId = (i: number) => `bench${String(i).padStart(6, '0')}`;
@@ -61,26 +56,8 @@ async function bare() {
   return { address, close: () => app.close() };
 }
 
-async function unfurl() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-bench-transcript-'));
-  const services = await createServices(loadConfig({ ...process.env, UNFURL_DATA_DIR: dataDir }));
-  const app = await buildApp(services, { logger: false });
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  const { accountId, apiKey } = await services.accounts.register(
-    'bench-transcript@example.com',
-    'bench-password',
-  );
-  await services.ledger.grant(accountId, Number(process.env.BENCH_CREDITS ?? 100_000_000), 'benchmark');
-  return {
-    address,
-    apiKey,
-    async close() {
-      await app.close();
-      await services.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+const unfurl = () =>
+  startUnfurlApp({ name: 'transcript', credits: Number(process.env.BENCH_CREDITS ?? 100_000_000) });
 
 // Only when forked as this script: the parent imports benchId from here.
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {

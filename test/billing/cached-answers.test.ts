@@ -3,8 +3,8 @@
 // on a balance of B answer exactly B 200s (each charged against a different balance) and N-B 402s,
 // with nothing fetched upstream. A miss still holds first, and a hit on an empty balance is a 402.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../../src/services.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { accountWithBalance, requestLedgerState } from '../support/ledger-state.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { closeTestApp } from '../support/teardown.js';
 import { startYouTubeReplay, type YouTubeReplay } from '../support/youtube-replay.js';
@@ -41,31 +41,6 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function accountWithBalance(services: Services, target: number) {
-  const account = await t.register();
-  const current = await services.ledger.balance(account.accountId);
-  await services.ledger.clawback(account.accountId, current - target, 'test: drain free credits');
-  return account;
-}
-
-/** The account's entries by type, and its request holds still open. */
-async function ledgerState(accountId: string) {
-  const { db } = t.services.store;
-  const rows = await db
-    .selectFrom('credit_transactions')
-    .select(['type', 'amount', 'operation'])
-    .where('account_id', '=', accountId)
-    .where('type', 'in', ['hold', 'release', 'settled'])
-    .execute();
-  const open = await db
-    .selectFrom('request_holds')
-    .select('request_id')
-    .where('account_id', '=', accountId)
-    .execute();
-  const count = (type: string) => rows.filter((r) => r.type === type).length;
-  return { holds: count('hold'), releases: count('release'), settled: count('settled'), open: open.length };
-}
-
 /** The all-time sum the ledger keeps for an account's settled entries of `operation`. */
 async function settledSum(accountId: string, operation: string) {
   const row = await t.services.store.db
@@ -97,10 +72,10 @@ const cases = [
 
 describe.each(cases)('a cached $name', ({ operation, url }) => {
   it('is fetched and held for once (the miss), then answered from the cache', async () => {
-    const { apiKey, accountId } = await accountWithBalance(t.services, 5);
+    const { apiKey, accountId } = await accountWithBalance(t, 5);
     const first = await t.call(apiKey, { method: 'GET', url: url() });
     expect(first.statusCode, first.body).toBe(200);
-    expect(await ledgerState(accountId)).toEqual({ holds: 1, releases: 1, settled: 1, open: 0 });
+    expect(await requestLedgerState(t, accountId)).toEqual({ holds: 1, releases: 1, settled: 1, open: 0 });
     const before = upstreamCalls();
     const second = await t.call(apiKey, { method: 'GET', url: url() });
     expect(second.statusCode, second.body).toBe(200);
@@ -109,7 +84,7 @@ describe.each(cases)('a cached $name', ({ operation, url }) => {
     expect(second.headers['x-credits-remaining']).toBe('3');
     expect(upstreamCalls()).toBe(before);
     // The hit: one settled entry, no hold.
-    expect(await ledgerState(accountId)).toEqual({ holds: 1, releases: 1, settled: 2, open: 0 });
+    expect(await requestLedgerState(t, accountId)).toEqual({ holds: 1, releases: 1, settled: 2, open: 0 });
     expect(await settledSum(accountId, operation)).toEqual({ amount: -2, entries: 2 });
     expect(await t.services.ledger.balance(accountId)).toBe(3);
   });
@@ -117,7 +92,7 @@ describe.each(cases)('a cached $name', ({ operation, url }) => {
   it(`on a balance of ${B}: ${N} concurrent requests answer exactly ${B} 200s, the rest 402`, async () => {
     const warm = await t.call(rich, { method: 'GET', url: url() });
     expect(warm.statusCode, warm.body).toBe(200);
-    const { apiKey, accountId } = await accountWithBalance(t.services, B);
+    const { apiKey, accountId } = await accountWithBalance(t, B);
     const before = upstreamCalls();
     const responses = await Promise.all(
       Array.from({ length: N }, () => t.call(apiKey, { method: 'GET', url: url() })),
@@ -135,17 +110,17 @@ describe.each(cases)('a cached $name', ({ operation, url }) => {
     );
     expect(upstreamCalls()).toBe(before);
     expect(await t.services.ledger.balance(accountId)).toBe(0);
-    expect(await ledgerState(accountId)).toEqual({ holds: 0, releases: 0, settled: B, open: 0 });
+    expect(await requestLedgerState(t, accountId)).toEqual({ holds: 0, releases: 0, settled: B, open: 0 });
     expect(await settledSum(accountId, operation)).toEqual({ amount: -B, entries: B });
   });
 
   it('on an empty balance is refused with 402 and charges nothing', async () => {
     expect((await t.call(rich, { method: 'GET', url: url() })).statusCode).toBe(200);
-    const { apiKey, accountId } = await accountWithBalance(t.services, 0);
+    const { apiKey, accountId } = await accountWithBalance(t, 0);
     const res = await t.call(apiKey, { method: 'GET', url: url() });
     expect(res.statusCode).toBe(402);
     expect(res.json().error).toBe('insufficient_credits');
     expect(res.headers['x-credits-charged']).toBeUndefined();
-    expect(await ledgerState(accountId)).toEqual({ holds: 0, releases: 0, settled: 0, open: 0 });
+    expect(await requestLedgerState(t, accountId)).toEqual({ holds: 0, releases: 0, settled: 0, open: 0 });
   });
 });

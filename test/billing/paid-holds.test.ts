@@ -4,9 +4,9 @@
 // releases its hold, and the hold of a request whose process died is given back by the sweeper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_HOLD_MAX_AGE_MS } from '../../src/billing/ledger.js';
-import type { Services } from '../../src/services.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { usingPostgres } from '../support/env.js';
+import { accountWithBalance, requestLedgerState } from '../support/ledger-state.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { type ServerProcess, startServerProcess } from '../support/processes.js';
 import { closeTestApp } from '../support/teardown.js';
@@ -45,29 +45,6 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function accountWithBalance(services: Services, target: number) {
-  const account = await t.register();
-  const current = await services.ledger.balance(account.accountId);
-  await services.ledger.clawback(account.accountId, current - target, 'test: drain free credits');
-  return account;
-}
-
-/** The account's ledger rows, and the request holds still open. */
-async function ledgerState(accountId: string) {
-  const rows = await t.services.store.db
-    .selectFrom('credit_transactions')
-    .select(['type', 'amount'])
-    .where('account_id', '=', accountId)
-    .execute();
-  const open = await t.services.store.db
-    .selectFrom('request_holds')
-    .select('request_id')
-    .where('account_id', '=', accountId)
-    .execute();
-  const count = (type: string) => rows.filter((r) => r.type === type).length;
-  return { holds: count('hold'), releases: count('release'), settled: count('settled'), open: open.length };
-}
-
 function expectBounded(statuses: number[], pagesFetched: number) {
   expect(statuses.filter((s) => s !== 200 && s !== 402)).toEqual([]);
   expect(statuses.filter((s) => s === 200)).toHaveLength(BALANCE);
@@ -76,7 +53,7 @@ function expectBounded(statuses: number[], pagesFetched: number) {
 
 describe(`${N} concurrent paid scrapes of distinct pages on a balance of ${BALANCE}`, () => {
   it('fetch at most 2 pages and charge exactly 2 (one process)', async () => {
-    const { apiKey, accountId } = await accountWithBalance(t.services, BALANCE);
+    const { apiKey, accountId } = await accountWithBalance(t, BALANCE);
     const before = fetched.length;
     const responses = await Promise.all(
       Array.from({ length: N }, (_, i) =>
@@ -91,7 +68,7 @@ describe(`${N} concurrent paid scrapes of distinct pages on a balance of ${BALAN
       expect(r.json().error).toBe('insufficient_credits');
     }
     expect(await t.services.ledger.balance(accountId)).toBe(0);
-    expect(await ledgerState(accountId)).toEqual({ holds: 2, releases: 2, settled: 2, open: 0 });
+    expect(await requestLedgerState(t, accountId)).toEqual({ holds: 2, releases: 2, settled: 2, open: 0 });
   });
 
   it.runIf(usingPostgres)(
@@ -103,7 +80,7 @@ describe(`${N} concurrent paid scrapes of distinct pages on a balance of ${BALAN
         startServerProcess('test/support/paid-server.ts', env, 90_000),
       ]);
       servers.push(...started);
-      const { apiKey, accountId } = await accountWithBalance(t.services, BALANCE);
+      const { apiKey, accountId } = await accountWithBalance(t, BALANCE);
       const before = fetched.length;
       const statuses = await Promise.all(
         Array.from({ length: N }, async (_, i) => {
@@ -117,7 +94,7 @@ describe(`${N} concurrent paid scrapes of distinct pages on a balance of ${BALAN
       );
       expectBounded(statuses, fetched.length - before);
       expect(await t.services.ledger.balance(accountId)).toBe(0);
-      expect(await ledgerState(accountId)).toEqual({ holds: 2, releases: 2, settled: 2, open: 0 });
+      expect(await requestLedgerState(t, accountId)).toEqual({ holds: 2, releases: 2, settled: 2, open: 0 });
     },
     120_000,
   );
@@ -125,7 +102,7 @@ describe(`${N} concurrent paid scrapes of distinct pages on a balance of ${BALAN
 
 describe('the hold of a paid request', () => {
   it('is released when the work fails: the request costs nothing', async () => {
-    const { apiKey, accountId } = await accountWithBalance(t.services, 5);
+    const { apiKey, accountId } = await accountWithBalance(t, 5);
     const res = await t.call(apiKey, {
       method: 'GET',
       url: '/v1/web/scrape',
@@ -134,11 +111,11 @@ describe('the hold of a paid request', () => {
     expect(res.statusCode).toBeGreaterThanOrEqual(400);
     expect(res.headers['x-credits-charged']).toBeUndefined();
     expect(await t.services.ledger.balance(accountId)).toBe(5);
-    expect(await ledgerState(accountId)).toEqual({ holds: 1, releases: 1, settled: 0, open: 0 });
+    expect(await requestLedgerState(t, accountId)).toEqual({ holds: 1, releases: 1, settled: 0, open: 0 });
   });
 
   it('of a request whose process died is given back by the sweeper, and only once it is stale', async () => {
-    const { accountId } = await accountWithBalance(t.services, 5);
+    const { accountId } = await accountWithBalance(t, 5);
     const { ledger } = t.services;
     // A process holds for a request, then dies before ending it.
     expect(await ledger.holdRequest(accountId, 'req_died_mid_work', 1, 'Scrape', 'scrape')).toBe(4);
@@ -150,7 +127,7 @@ describe('the hold of a paid request', () => {
     // The request's own end, should it ever come, charges nothing more.
     expect(await ledger.endRequest(accountId, 'req_died_mid_work', 1, 'Scrape')).toBeNull();
     expect(await ledger.balance(accountId)).toBe(5);
-    expect(await ledgerState(accountId)).toEqual({ holds: 1, releases: 1, settled: 0, open: 0 });
+    expect(await requestLedgerState(t, accountId)).toEqual({ holds: 1, releases: 1, settled: 0, open: 0 });
   });
 });
 
@@ -210,6 +187,6 @@ describe('the upstream work that sizes a job (here: following a short link)', ()
     ).toEqual(Array(10).fill(402));
     expect(followed.length - before).toBeLessThanOrEqual(1);
     expect(await app.services.ledger.balance(accountId)).toBe(1);
-    expect((await ledgerState(accountId)).open).toBe(0);
+    expect((await requestLedgerState(t, accountId)).open).toBe(0);
   });
 });

@@ -1,46 +1,59 @@
 // The HTTP side of charging requests (billing/request-charges.ts): the caller's account and the
 // request id go in, the X-Credits-* headers come out.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { JobCredits } from '../../billing/request-charges.js';
+import type { JobCredits, RequestCharge } from '../../billing/request-charges.js';
 import type { HttpContext } from '../context.js';
 import { principal } from './auth.js';
 
 export type Charges = HttpContext['charges'];
 
+type Label = { operation: string; description: string };
+type Charged<T> = { result: T; remaining: number; charged: number };
+
 /** Runs a paid request's work under a hold of its price (settled on success, released on failure). */
-export async function paid<T>(
+export function paid<T>(
   charges: Charges,
   request: FastifyRequest,
   reply: FastifyReply,
   cost: number,
-  label: { operation: string; description: string },
+  label: Label,
   work: () => Promise<T>,
   /** For a price its result tells: `cost` is then the most, held first (see RequestCharges.charge). */
   settle?: (result: T) => number,
 ): Promise<T> {
-  const { accountId } = principal(request);
-  const charge = { accountId, requestId: request.id, cost, ...label };
-  const { result, remaining, charged } = await charges.charge(charge, work, settle);
-  sendCharged(reply, charged, remaining);
-  return result;
+  return charging(request, reply, cost, label, (charge) => charges.charge(charge, work, settle));
 }
 
 /**
  * A paid request whose answer may be cached: `peek` answers it from the cache (charged at once, no
  * hold, 402 when the balance does not cover it), else `work` runs under a hold as in `paid`.
  */
-export async function paidAnswer<T>(
+export function paidAnswer<T>(
   charges: Charges,
   request: FastifyRequest,
   reply: FastifyReply,
   cost: number,
-  label: { operation: string; description: string },
+  label: Label,
   peek: () => Promise<T | undefined>,
   work: () => Promise<T>,
 ): Promise<T> {
-  const { accountId } = principal(request);
-  const charge = { accountId, requestId: request.id, cost, ...label };
-  const { result, remaining, charged } = await charges.chargeAnswer(charge, peek, work);
+  return charging(request, reply, cost, label, (charge) => charges.chargeAnswer(charge, peek, work));
+}
+
+/** The caller's charge for this request, run by `charge`; its headers set on the reply. */
+async function charging<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cost: number,
+  label: Label,
+  charge: (c: RequestCharge) => Promise<Charged<T>>,
+): Promise<T> {
+  const { result, remaining, charged } = await charge({
+    accountId: principal(request).accountId,
+    requestId: request.id,
+    cost,
+    ...label,
+  });
   sendCharged(reply, charged, remaining);
   return result;
 }
