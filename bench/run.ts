@@ -12,6 +12,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: 'job throughput per queue adapter vs raw BullMQ, and idle POST→completed latency',
     run: async () => (await import('./jobs.js')).benchJobs(),
   },
+  ledger: {
+    what: "a paid request's ledger write (50 concurrent callers): µs of CPU per charge on a ledger of 0, 100k and 300k entries, ratio 300k÷0",
+    run: async () => (await import('./ledger.js')).benchLedger(),
+  },
   markdown: {
     what: 'HTML → Markdown pages/s over real pages: parsePage vs plain turndown',
     run: async () => (await import('./markdown.js')).benchMarkdown(),

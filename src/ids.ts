@@ -1,5 +1,5 @@
-// Random identifiers: prefixed ids of our own records (acc_, key_, job_, txn_ …) and random base62 text
-// for secrets and references. Used by every layer, so it sits beside config and errors.
+// Identifiers: time-ordered prefixed ids of our own records (acc_, key_, job_, txn_ …) and random
+// base62 text for secrets and references. Used by every layer, so it sits beside config and errors.
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -29,7 +29,16 @@ export function randomBase62(length: number): string {
 
 export type IdPrefix = 'acc' | 'key' | 'txn' | 'job' | 'req' | 'chk' | 'sess' | 'msg';
 
-/** A random, prefixed identifier such as `acc_3kT…` (about 119 bits of randomness). */
+/** Characters of an id after its prefix: the creation time, then the random part. */
+export const ID_LENGTH = 25;
+
+/**
+ * A prefixed identifier such as `job_mifq0k3a97kT…`: the creation time in milliseconds (9 base-36
+ * digits, so ids sort by time as text in any collation), then 16 random base62 characters (about 95
+ * bits). Time first is for the indexes: new rows land at the end of every index keyed by an id
+ * (ledger entries, jobs, request references), so a commit writes a few pages at the right edge
+ * instead of one page per row scattered over the whole index, a cost that grew with the history.
+ */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomBase62(20)}`;
+  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBase62(16)}`;
 }

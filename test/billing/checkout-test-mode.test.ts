@@ -93,7 +93,7 @@ describe('POST /v1/credits/purchase (test mode)', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(['checkoutUrl', 'credits', 'id', 'packageId', 'priceUsd']);
     expect(body).toMatchObject({ packageId, credits, priceUsd });
-    expect(body.id).toMatch(/^chk_[0-9A-Za-z]{20}$/);
+    expect(body.id).toMatch(/^chk_[0-9A-Za-z]{25}$/);
     expect(body.checkoutUrl).toBe(`http://127.0.0.1:8080/v1/credits/checkout/${body.id}`);
     // Starting a purchase credits nothing.
     expect(await balance(t, apiKey)).toBe(100);

@@ -18,7 +18,7 @@ describe('POST /v1/auth/register', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({ email, credits: 100 });
-    expect(body.accountId).toMatch(/^acc_[0-9A-Za-z]{20}$/);
+    expect(body.accountId).toMatch(/^acc_[0-9A-Za-z]{25}$/);
     expect(body.keyId).toMatch(/^key_/);
     expect(body.apiKey).toMatch(/^uf_[0-9A-Za-z]{43}$/);
 

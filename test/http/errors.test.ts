@@ -231,10 +231,10 @@ describe('error answers', () => {
       headers: { 'x-request-id': 'client-chosen-id' },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{20}$/);
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{25}$/);
     const ids = seen.map((r) => r.headers['x-request-id']);
     for (const [i, id] of ids.entries())
-      expect(id, `${seen[i]!.statusCode} ${seen[i]!.body}`).toMatch(/^req_[0-9A-Za-z]{20}$/);
+      expect(id, `${seen[i]!.statusCode} ${seen[i]!.body}`).toMatch(/^req_[0-9A-Za-z]{25}$/);
     expect(new Set(ids).size).toBe(ids.length);
   });
 

@@ -9,6 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Checkout } from '../../billing/checkout.js';
 import { creditsText } from '../../billing/prices.js';
 import { AppError } from '../../errors.js';
+import { ID_LENGTH } from '../../ids.js';
 import type { HttpContext } from '../context.js';
 import type { RoutePlugin } from '../typed.js';
 
@@ -37,7 +38,8 @@ function page(title: string, body: string) {
 <title>${escapeHtml(title)} · Unfurl</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
-const Params = Type.Object({ id: Type.String({ pattern: '^chk_[0-9A-Za-z]{20}$' }) });
+// 20 characters: ids made before they began with their time.
+const Params = Type.Object({ id: Type.String({ pattern: `^chk_[0-9A-Za-z]{20,${ID_LENGTH}}$` }) });
 /** Stripe's redirects back add `result=success|cancelled` (billing/checkout.ts). */
 const PageQuery = Type.Object({ result: Type.Optional(Type.String({ maxLength: 32 })) });
 
