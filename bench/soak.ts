@@ -56,7 +56,8 @@ export async function benchSoak(): Promise<void> {
   const connections = intEnv('BENCH_SOAK_CONNECTIONS', 2);
   const warmupS = Math.max(60, Math.round(seconds / 3));
   const passThrough: Record<string, string> = {};
-  for (const name of ['DATABASE_URL', 'REDIS_URL']) {
+  // MALLOC_ARENA_MAX: glibc's arenas, to tell native growth from fragmentation.
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'MALLOC_ARENA_MAX']) {
     const value = process.env[name];
     if (value) passThrough[name] = value;
   }
