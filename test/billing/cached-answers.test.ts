@@ -124,3 +124,25 @@ describe.each(cases)('a cached $name', ({ operation, url }) => {
     expect(await requestLedgerState(t, accountId)).toEqual({ holds: 0, releases: 0, settled: 0, open: 0 });
   });
 });
+
+describe('an answer made without all its parts', () => {
+  // The replay has this video's player answer but no watch page (404), so its metadata lacks what
+  // only the watch page tells; kept, it would stand in for the whole answer for a cache lifetime.
+  const DEGRADED = 'dsMFmonKDD4';
+
+  it('is not kept: video metadata without the watch page is fetched (and held for) again', async () => {
+    const { apiKey, accountId } = await accountWithBalance(t, 5);
+    const url = `/v1/vidsite/video?id=${DEGRADED}`;
+    const first = await t.call(apiKey, { method: 'GET', url });
+    expect(first.statusCode, first.body).toBe(200);
+    const watchPages = replay.count('/watch');
+    expect(watchPages).toBeGreaterThan(0);
+    const second = await t.call(apiKey, { method: 'GET', url });
+    expect(second.statusCode, second.body).toBe(200);
+    expect(second.body).toBe(first.body);
+    // The answer was made anew (the player answer itself may come from the upstream cache: it was whole).
+    expect(replay.count('/watch')).toBeGreaterThan(watchPages);
+    // Both were misses: held, then settled.
+    expect(await requestLedgerState(t, accountId)).toEqual({ holds: 2, releases: 2, settled: 2, open: 0 });
+  });
+});
