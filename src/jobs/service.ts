@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { Ledger } from '../billing/ledger.js';
+import type { JobCredits } from '../billing/request-charges.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { lockAccountRow } from '../store/account-lock.js';
@@ -33,7 +34,7 @@ export interface SubmitResult {
    * A job created with a hold: what it holds and the balance its accepting transaction left. Read
    * there because the job may already have ended (and settled) by the time the caller looks.
    */
-  credits?: { held: number; remaining: number };
+  credits?: JobCredits;
 }
 
 function canonical(value: unknown): string {
