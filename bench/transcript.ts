@@ -57,6 +57,7 @@ const WARM_VIDEO = 'GJLlxj_dtq8';
 export interface Child {
   address: string;
   apiKey: string;
+  pid: number;
   /** Sends `message`; answers the child's next message. */
   ask<T>(message: string): Promise<T>;
   stop(): Promise<void>;
@@ -148,11 +149,20 @@ export const appEnvFor = (replayAddress: string): Record<string, string> => ({
   UNFURL_RATE_LIMIT_BURST: '1000000',
 });
 
+/** A GET asked again while the app sheds it (503: it may still be busy with the last load, or starting). */
+export async function getAdmitted(url: string, headers: Record<string, string>): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(url, { headers });
+    if (res.status !== 503 || attempt === 50) return res;
+    await res.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** One GET of the app that must answer a transcript (a broken setup would measure error pages); its body. */
 export async function checkTranscript(app: Child, id: string): Promise<string> {
-  const res = await fetch(`${app.address}/v1/transcript?url=${watchUrl(id)}&lang=en`, {
-    headers: { authorization: `Bearer ${app.apiKey}` },
-  });
+  const url = `${app.address}/v1/transcript?url=${watchUrl(id)}&lang=en`;
+  const res = await getAdmitted(url, { authorization: `Bearer ${app.apiKey}` });
   const body = await res.text();
   if (res.status !== 200) throw new Error(`GET /v1/transcript: ${res.status} ${body.slice(0, 300)}`);
   const { content } = JSON.parse(body) as { content: unknown[] };

@@ -7,6 +7,12 @@ export type CheckoutMode = 'stripe' | 'test' | 'off';
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /**
+   * Connections the kernel may queue for this process to accept. Past it, a new connection's SYN is
+   * dropped and its client waits 1, 3, 7… seconds to retry: under a burst the slowest answers are
+   * connections that never got in. The kernel caps it at net.core.somaxconn.
+   */
+  readonly listenBacklog: number;
   readonly dataDir: string;
   readonly databaseUrl: string | null;
   readonly redisUrl: string | null;
@@ -23,7 +29,7 @@ export interface Config {
    * the process catches up. 0 turns a limit off.
    */
   readonly shedding: {
-    /** Mean event-loop delay over the last sample, in ms. */
+    /** How late the event loop may run (its timers past due), in ms. */
     readonly maxEventLoopDelayMs: number;
     /** Requests in progress in this process. */
     readonly maxInFlight: number;
@@ -333,6 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port,
     host,
+    listenBacklog: int(env, 'UNFURL_LISTEN_BACKLOG', 4096, 1, 65_535),
     dataDir: path.resolve(str(env, 'UNFURL_DATA_DIR') ?? './data'),
     databaseUrl,
     redisUrl,

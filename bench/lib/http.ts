@@ -1,7 +1,7 @@
 // HTTP load measurement shared by the benchmarks: a server in a child process (bench/lib/server.ts)
 // and autocannon in this one, so on a small machine client and server each get their own core and
 // event loop — the same for the baseline and for Unfurl.
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { ServerKind } from './server.js';
@@ -45,6 +45,7 @@ export interface ChildServer {
   address: string;
   /** The child's first message, whole (`{ address, … }`). */
   hello: Record<string, unknown>;
+  pid: number;
   /** Sends `message`; answers the child's next message. */
   ask<T>(message: string): Promise<T>;
   stop(): Promise<void>;
@@ -59,6 +60,14 @@ export function startServer(kind: ServerKind, env: Record<string, string> = {}):
  * Forks `script` (a TypeScript module that listens, then sends `{ address }` over IPC and exits on
  * 'stop'), with `args` and `env` as its whole environment; answers once it listens.
  */
+/**
+ * Binds a process (all its threads) to one CPU with taskset, so that a server and its load generator
+ * do not take turns on the same cores; false where that cannot be done.
+ */
+export function pinToCpu(pid: number, cpu: number): boolean {
+  return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' }).status === 0;
+}
+
 export async function startChild(
   script: URL,
   args: string[],
@@ -93,6 +102,7 @@ export async function startChild(
   return {
     address: hello.address,
     hello,
+    pid: child.pid!,
     ask<T>(message: string) {
       const answer = next<T>('answer', 60);
       child.send(message);

@@ -23,6 +23,8 @@ interface Conn {
   socket: net.Socket;
   buffer: Buffer;
   startedAt: number;
+  /** Set while the connection's warm-up request is out: its answer is not counted. */
+  warming?: () => void;
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -41,13 +43,18 @@ function parseAnswer(buf: Buffer): { status: number; retryAfter: boolean; length
   return { status, retryAfter: lower.includes('\r\nretry-after:'), length };
 }
 
-/** Sends `rate` GET requests per second to `url` for `seconds`; waits for every answer (or error). */
+/**
+ * Sends `rate` GET requests per second to `url` for `seconds`; waits for every answer (or error).
+ * `preconnect` connections are opened before the first request and each makes one request of
+ * `warmUrl` (answered before the run starts), as clients already talking to the server: then the
+ * overload is requests, not a storm of new connections that the server has yet to accept.
+ */
 export async function openLoop(
   url: string,
   headers: Record<string, string>,
   rate: number,
   seconds: number,
-  maxConnections = 8000,
+  { maxConnections = 8000, preconnect = 0, warmUrl = '/health' } = {},
 ): Promise<OpenLoopResult> {
   const target = new URL(url);
   const port = Number(target.port);
@@ -75,6 +82,11 @@ export async function openLoop(
   };
 
   const answered = (conn: Conn, status: number, retryAfter: boolean) => {
+    if (conn.warming) {
+      conn.warming();
+      conn.warming = undefined;
+      return;
+    }
     const took = performance.now() - conn.startedAt;
     out.byStatus.set(status, (out.byStatus.get(status) ?? 0) + 1);
     if (!out.latencies.has(status)) out.latencies.set(status, []);
@@ -127,6 +139,18 @@ export async function openLoop(
     out.sent++;
     conn.socket.write(request);
   };
+
+  await Promise.all(
+    Array.from({ length: Math.min(preconnect, maxConnections) }, async () => {
+      const conn = connect();
+      await new Promise<void>((resolve) => {
+        conn.warming = resolve;
+        conn.socket.once('close', resolve);
+        conn.socket.write(`GET ${warmUrl} HTTP/1.1\r\nHost: ${target.host}\r\n\r\n`);
+      });
+      if (!conn.socket.destroyed) idle.push(conn);
+    }),
+  );
 
   const tickMs = 5;
   const start = performance.now();

@@ -23,9 +23,10 @@ export async function startUnfurlApp(opts: {
   processJobs?: boolean;
 }): Promise<BenchApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `unfurl-bench-${opts.name}-`));
-  const services = await createServices(loadConfig({ ...process.env, UNFURL_DATA_DIR: dataDir }));
+  const config = loadConfig({ ...process.env, UNFURL_DATA_DIR: dataDir });
+  const services = await createServices(config);
   const app = await buildApp(services, { logger: false });
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = await app.listen({ port: 0, host: '127.0.0.1', backlog: config.listenBacklog });
   const processing = opts.processJobs ? await startJobProcessing(services, app.log) : null;
   const { accountId, apiKey } = await services.accounts.register(
     `bench-${opts.name}@example.com`,

@@ -10,7 +10,7 @@ import { documentRoute } from './openapi-documented.js';
 import { type RouteEntry, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input-guard.js';
-import { registerLoadShedding } from './plugins/load-shedding.js';
+import { LoadShedder } from './plugins/load-shedding.js';
 import { registerQueryGuard } from './plugins/query-guard.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
@@ -64,7 +64,9 @@ failed requests cost nothing. Errors answer \`{error, message, details, document
 
 export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = ctx;
+  const shedder = new LoadShedder(config.shedding, config.publicUrl);
   const app = Fastify({
+    serverFactory: shedder.serverFactory,
     logger: options.logger ?? {
       level: config.logLevel,
       redact: [
@@ -96,7 +98,7 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
     reply.header('X-Request-Id', request.id);
     done();
   });
-  registerLoadShedding(app, config.shedding);
+  shedder.register(app);
   registerErrorHandling(app, config.publicUrl, routeTable);
   registerAuth(
     app,

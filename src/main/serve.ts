@@ -41,7 +41,7 @@ export async function serve(config: Config, hooks: ProcessHooks = {}): Promise<v
   });
   let address: string;
   try {
-    address = await app.listen({ port: config.port, host: config.host });
+    address = await app.listen({ port: config.port, host: config.host, backlog: config.listenBacklog });
   } catch (err) {
     await processing?.stop();
     await services.close();
