@@ -57,10 +57,6 @@ export function startServer(kind: ServerKind, env: Record<string, string> = {}):
 }
 
 /**
- * Forks `script` (a TypeScript module that listens, then sends `{ address }` over IPC and exits on
- * 'stop'), with `args` and `env` as its whole environment; answers once it listens.
- */
-/**
  * Binds a process (all its threads) to one CPU with taskset, so that a server and its load generator
  * do not take turns on the same cores; false where that cannot be done.
  */
@@ -68,6 +64,10 @@ export function pinToCpu(pid: number, cpu: number): boolean {
   return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' }).status === 0;
 }
 
+/**
+ * Forks `script` (a TypeScript module that listens, then sends `{ address }` over IPC and exits on
+ * 'stop'), with `args` and `env` as its whole environment; answers once it listens.
+ */
 export async function startChild(
   script: URL,
   args: string[],

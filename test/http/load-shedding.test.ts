@@ -36,11 +36,23 @@ async function appWith(env: Record<string, string>) {
   };
   return Object.assign(t, { get, base });
 }
+type ServedApp = Awaited<ReturnType<typeof appWith>>;
 
 /** An account made through the service (a request of its own could be the one shed). */
 async function account(t: TestApp) {
   const email = `shed-${Math.random().toString(36).slice(2)}@example.com`;
   return t.services.accounts.register(email, 'a long enough password');
+}
+
+/** GET /v1/account every `pauseMs` while it is shed (for up to 5 s); the status it ends with. */
+async function accountOnceAdmitted(t: ServedApp, apiKey: string, pauseMs: number) {
+  let status = 503;
+  const deadline = Date.now() + 5000;
+  while (status === 503 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, pauseMs));
+    status = (await t.get(apiKey, '/v1/account')).statusCode;
+  }
+  return status;
 }
 
 const balance = async (t: TestApp, accountId: string) =>
@@ -95,13 +107,7 @@ describe('load shedding', () => {
     expect(health.statusCode).toBe(200);
 
     // Caught up: requests are admitted again, and only the admitted paid one is charged.
-    let status = 503;
-    const deadline = Date.now() + 5000;
-    while (status === 503 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      status = (await t.get(apiKey, '/v1/account')).statusCode;
-    }
-    expect(status).toBe(200);
+    expect(await accountOnceAdmitted(t, apiKey, 50)).toBe(200);
     expect(await balance(t, accountId)).toBe(before);
     const metrics = await t.get(null, '/metrics');
     expect(metrics.body).toMatch(/unfurl_http_shed_total\{reason="event_loop_delay"\} [1-9]/);
@@ -172,13 +178,7 @@ describe('load shedding', () => {
       expect((await t.get(apiKey, '/v1/account')).statusCode).toBe(503);
       abort.abort();
       expect(await gone).toBe('aborted');
-      let status = 503;
-      const deadline = Date.now() + 5000;
-      while (status === 503 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-        status = (await t.get(apiKey, '/v1/account')).statusCode;
-      }
-      expect(status).toBe(200);
+      expect(await accountOnceAdmitted(t, apiKey, 20)).toBe(200);
     } finally {
       await hanging.close();
     }

@@ -93,17 +93,19 @@ export function toAppError(err: unknown): AppError {
   return new AppError('internal_error', INTERNAL);
 }
 
+/** The body of every error answer. */
+export function errorBody(docsBase: string, err: AppError) {
+  return {
+    error: err.code,
+    message: err.message,
+    details: err.details,
+    documentationUrl: `${docsBase}/docs/reference#${err.code}`,
+  };
+}
+
 export function sendError(reply: FastifyReply, docsBase: string, err: AppError) {
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-  return reply
-    .code(err.status)
-    .type('application/json; charset=utf-8')
-    .send({
-      error: err.code,
-      message: err.message,
-      details: err.details,
-      documentationUrl: `${docsBase}/docs/reference#${err.code}`,
-    });
+  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(docsBase, err));
 }
 
 /** The answer for a request no route matched: a 405 with `Allow` when the path exists with other methods. */

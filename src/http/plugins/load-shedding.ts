@@ -19,8 +19,10 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Counter } from 'prom-client';
 import type { Config } from '../../config.js';
+import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { metricsRegistry } from '../../metrics.js';
+import { errorBody } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -101,7 +103,7 @@ function pathOf(url: string | undefined): string {
 export class LoadShedder {
   private readonly lateness: LoopLateness | null;
   private readonly neverShedPaths = new Set<string>();
-  /** The whole refusal body, built once per reason (the error handler's shape). */
+  /** The whole refusal body, built once per reason (the error handler's body). */
   private readonly bodies: Record<Reason, Buffer>;
   /** The share of new requests admitted while the loop keeps time (1: all). */
   private admitShare = 1;
@@ -118,12 +120,15 @@ export class LoadShedder {
     this.lateness = this.enabled ? new LoopLateness(this.windowEnded) : null;
     const body = (reason: Reason) =>
       Buffer.from(
-        JSON.stringify({
-          error: 'service_unavailable',
-          message: `${MESSAGES[reason]}; retry after ${settings.retryAfterSeconds} s`,
-          details: null,
-          documentationUrl: `${docsBase}/docs/reference#service_unavailable`,
-        }),
+        JSON.stringify(
+          errorBody(
+            docsBase,
+            new AppError(
+              'service_unavailable',
+              `${MESSAGES[reason]}; retry after ${settings.retryAfterSeconds} s`,
+            ),
+          ),
+        ),
       );
     this.bodies = { event_loop_delay: body('event_loop_delay'), in_flight: body('in_flight') };
   }
