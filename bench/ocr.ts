@@ -1,9 +1,9 @@
 // OCR of a generated 5-minute video (captions changing every 6 s in five fonts, colours, positions and
 // styles over a moving fractal, plus a static logo; test/support/videos.ts), two ways in the same run:
 //  - ours: frames sampled at 2 per second, OCR only where the overlaid text may have changed
-//    (TextChangeDetector): new text is read on the median of three frames showing it, in the band of rows
-//    where it appeared, and a second time on the next three frames (the better reading of each line
-//    kept); readings carried over and merged into segments;
+//    (TextChangeDetector): new text is read on the median of the three frames after the one where it
+//    appeared, in the band of rows where it appeared, and a second time on the next three frames (the
+//    better reading of each line kept); readings carried over and merged into segments;
 //  - naive: the same sampling rate and the same per-frame OCR (four images per frame, tesseract
 //    batches, the same parallelism), but every sampled frame OCR'd, no change detection; the same
 //    merging into segments, so accuracy compares the frames read and nothing else.

@@ -60,6 +60,11 @@ export interface VideoSpec {
   seed?: number;
   /** Colours of the `gradients` background (default: two picked by the seed). */
   gradientColours?: [string, string];
+  /**
+   * The `mandelbrot` background as it is this many seconds into its zoom (default 0): a stretch of
+   * a long video's deep zoom, made without rendering everything before it.
+   */
+  backgroundFromSec?: number;
 }
 
 /** A caption the OCR must recover: its text and when it is on screen (ms). */
@@ -92,12 +97,18 @@ function backgroundSource(
   dur: number,
   seed: number,
   colours: [string, string] = seededColours(seed),
+  fromSec = 0,
 ): string {
   if (typeof bg === 'object') return `color=c=${bg.color}:s=${w}x${h}:r=${fps}:d=${dur}`;
   // testsrc2 draws a running timecode in its top-left corner: real text we do not want in the
   // background, so it is rendered taller and cropped below the timecode.
   if (bg === 'testsrc2') return `testsrc2=s=${w}x${h + 80}:r=${fps}:d=${dur},crop=${w}:${h}:0:80`;
-  if (bg === 'mandelbrot') return `mandelbrot=s=${w}x${h}:r=${fps},trim=duration=${dur}`;
+  if (bg === 'mandelbrot') {
+    // ffmpeg's zoom: scale = start_scale × (end_scale / start_scale)^(frame / end_pts), from 3 to
+    // 0.3 over 400 frames; starting later is starting at the scale reached by then.
+    const scale = 3 * 0.1 ** ((fromSec * fps) / 400);
+    return `mandelbrot=s=${w}x${h}:r=${fps}:start_scale=${scale}:end_scale=${scale / 10},trim=duration=${dur}`;
+  }
   const [c0, c1] = colours;
   return `gradients=s=${w}x${h}:r=${fps}:d=${dur}:speed=0.05:seed=${seed}:c0=${c0}:c1=${c1}`;
 }
@@ -132,7 +143,16 @@ export async function generateVideo(dir: string, name: string, spec: VideoSpec):
     filters.push(drawtext(t, file));
   }
   const graph = [
-    backgroundSource(spec.background, width, height, fps, dur, spec.seed ?? 1, spec.gradientColours),
+    backgroundSource(
+      spec.background,
+      width,
+      height,
+      fps,
+      dur,
+      spec.seed ?? 1,
+      spec.gradientColours,
+      spec.backgroundFromSec ?? 0,
+    ),
     ...filters,
     'format=yuv420p',
   ].join(',');

@@ -163,8 +163,11 @@ const BAND_ROW_SHARE = 0.3;
 /** Analysis rows added above and below the band (strokes' soft ends, accents, descenders). */
 const BAND_PAD = 6;
 
-/** The rows where text appeared, in frame pixels; null when they span most of the frame. */
-function appearedBand(rows: Uint16Array, h: number, factor: number): { top: number; height: number } | null {
+/**
+ * The rows where many edges appeared (or went), in frame pixels at `factor` frame pixels per analysis
+ * pixel; null when they span most of the frame.
+ */
+function denseBand(rows: Uint16Array, h: number, factor: number): { top: number; height: number } | null {
   // Text rows are dense with new edges; a moving picture leaves a sparse scatter over every row.
   let most = 0;
   for (let y = 0; y < h; y++) most = Math.max(most, rows[y]!);
@@ -283,6 +286,7 @@ export class TextChangeDetector {
     let moved = count;
     let appeared = count;
     const rowsAppeared = new Uint16Array(cur.h);
+    const rowsVanished = new Uint16Array(cur.h);
     if (ref && ref.map.length === map.length) {
       moved = 0;
       appeared = 0;
@@ -292,7 +296,11 @@ export class TextChangeDetector {
           const row = (i / cur.w) | 0;
           rowsAppeared[row] = rowsAppeared[row]! + 1;
         }
-        if (ref.map[i] && !grown[i]) moved++;
+        if (ref.map[i] && !grown[i]) {
+          moved++;
+          const row = (i / cur.w) | 0;
+          rowsVanished[row] = rowsVanished[row]! + 1;
+        }
       }
       moved += appeared;
       const limit = Math.max(this.opts.minChangedPixels, this.opts.changedShare * Math.max(count, ref.count));
@@ -306,8 +314,12 @@ export class TextChangeDetector {
       const sudden =
         jump >
         Math.max(this.opts.minChangedPixels, SUDDEN_SHARE * Math.max(count, ref.count), 3 * this.drift);
-      // A change this large is taken however it came (nothing is carried over for long).
-      if (changed && !removal && !sudden && moved <= 2 * limit) changed = false;
+      // Nor is a change confined to a few rows taken for drift: a caption coming or going while the
+      // background's drift hides it in the totals (drift moves edges in rows all over the frame). A
+      // change this large is taken however it came (nothing is carried over for long).
+      const local = () =>
+        denseBand(rowsAppeared, cur.h, 1) !== null || denseBand(rowsVanished, cur.h, 1) !== null;
+      if (changed && !removal && !sudden && moved <= 2 * limit && !local()) changed = false;
       if (!changed) this.drift += 0.3 * (Math.max(0, jump) - this.drift);
       this.lastMoved = moved;
     }
@@ -358,7 +370,7 @@ export class TextChangeDetector {
       return had === 0 || has >= 0.5 * had;
     };
     const scrolling = this.sinceTicker <= 4;
-    const band = before && !scrolling ? appearedBand(rowsAppeared, cur.h, factor) : null;
+    const band = before && !scrolling ? denseBand(rowsAppeared, cur.h, factor) : null;
     return {
       frame,
       changed,

@@ -15,7 +15,7 @@ import { buildSegments, type OcrSegment } from './segments.js';
 import { medianFrame } from './stack.js';
 import { type OcrLine, recogniseBatch, type TesseractOptions } from './tesseract.js';
 
-/** Frames stacked: a changed frame and the next two showing the same text (five read no better). */
+/** Frames stacked: the three after a changed frame that show the same text (five read no better). */
 const STACK = 3;
 
 export interface VideoOcrOptions
@@ -148,13 +148,14 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
       const outside = (l: OcrLine) =>
         !band || l.top + l.height <= band.top || l.top >= band.top + band.height;
       if (d.vote) {
-        readings.set(
-          index,
-          mergeReadings([
-            { lines: from, scale: 1 },
-            { lines: d.own ?? [], scale: 1 },
-          ]),
-        );
+        // Both readings are of the same text (nothing changed in between): the merged one stands for
+        // the frames since the first too, so a line the first reading missed starts when it appeared.
+        const merged = mergeReadings([
+          { lines: from, scale: 1 },
+          { lines: d.own ?? [], scale: 1 },
+        ]);
+        readings.set(index, merged);
+        readings.set(d.from, merged);
         derived.delete(index);
         continue;
       }
@@ -191,8 +192,10 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     batch.push({ index: frame.index, images, offsetTop: band ? band.top : 0 });
     if (batch.length >= batchSize) await dispatch();
   };
-  // A frame whose text changed waits for the next two (when they show the same text) and the median
-  // of the three is read instead (stack.ts); with change detection only, never for the naive baseline.
+  // A frame whose text changed waits for the next three (when they show the same text) and the median
+  // of those three is read instead (stack.ts); with change detection only, never for the naive
+  // baseline. Left out, the changed frame itself: text caught fading in, or the encoder's first
+  // coarse picture of it. Fewer frames showing the text: the median of the first three, else the first.
   let stack: GrayFrame[] = [];
   let stackVerdict: { verdict: FrameVerdict; from: number; vote: boolean } | undefined;
   // New text read in a band is read once more on the next stack of frames still showing it, and each
@@ -202,7 +205,11 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     if (stack.length === 0) return;
     const frames = stack;
     stack = [];
-    const { calm, still } = medianFrame(frames);
+    // A full stack after a change leaves out the changed frame itself (it may catch the text mid-fade).
+    const read = frames.length > STACK ? frames.slice(1) : frames;
+    const median = medianFrame(read);
+    const calm = { ...median.calm, index: frames[0]!.index, timeMs: frames[0]!.timeMs };
+    const { still } = median;
     const sv = stackVerdict;
     await ocrFrame(calm, sv?.verdict, sv?.from, still, sv?.vote);
     if (rereading && sv && !sv.vote && sv.from >= 0 && sv.verdict.band && frames.length >= STACK)
@@ -212,7 +219,7 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     const stackable = verdict !== undefined && !changed && !verdict.scrolling;
     if (stack.length > 0 && stackable) {
       stack.push(frame);
-      if (stack.length >= STACK) await flushStack();
+      if (stack.length >= STACK + (stackVerdict?.vote ? 0 : 1)) await flushStack();
       source[frame.index] = lastOcr;
       return;
     }
