@@ -17,6 +17,9 @@ export interface OpenLoopResult {
   errors: number;
   /** Requests not sent because every allowed connection was busy (the client's limit, not the server's). */
   unsent: number;
+  /** Connections opened during the run (every pre-opened one was busy), and the latency of their first answers. */
+  openedDuring: number;
+  firstOnNew: number[];
 }
 
 interface Conn {
@@ -25,6 +28,8 @@ interface Conn {
   startedAt: number;
   /** Set while the connection's warm-up request is out: its answer is not counted. */
   warming?: () => void;
+  /** Opened during the run and not answered yet. */
+  fresh?: boolean;
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -68,6 +73,8 @@ export async function openLoop(
     withRetryAfter: new Map(),
     errors: 0,
     unsent: 0,
+    openedDuring: 0,
+    firstOnNew: [],
   };
   const idle: Conn[] = [];
   let open = 0;
@@ -92,6 +99,10 @@ export async function openLoop(
     if (!out.latencies.has(status)) out.latencies.set(status, []);
     out.latencies.get(status)!.push(took);
     if (retryAfter) out.withRetryAfter.set(status, (out.withRetryAfter.get(status) ?? 0) + 1);
+    if (conn.fresh) {
+      out.firstOnNew.push(took);
+      conn.fresh = false;
+    }
     busy--;
     idle.push(conn);
     maybeDone();
@@ -133,6 +144,8 @@ export async function openLoop(
         return;
       }
       conn = connect();
+      conn.fresh = true;
+      out.openedDuring++;
     }
     conn.startedAt = scheduledAt;
     busy++;
