@@ -16,7 +16,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ocrVideo, type VideoOcrResult } from '../src/media/ocr/video-ocr.js';
-import { captionedSpec, generateVideo, scoreCaptions, truthOf } from '../test/support/videos.js';
+import { captionedSpec, generateVideo, LOGO, scoreCaptions, truthOf } from '../test/support/videos.js';
 
 async function childCpuSeconds(): Promise<number> {
   const stat = await readFile('/proc/self/stat', 'utf8');
@@ -48,15 +48,7 @@ export async function benchOcr(): Promise<void> {
   const seconds = Number(process.env.BENCH_OCR_SECONDS ?? 300);
   const spec = captionedSpec(seconds);
   spec.fps = 10;
-  spec.texts.push({
-    text: 'UNFURL TV',
-    font: 'sansBold',
-    size: 22,
-    x: 'w-tw-14',
-    y: '12',
-    style: 'box',
-    boxColor: 'black@0.6',
-  });
+  spec.texts.push(LOGO);
   // The video is made once and kept in the temp dir (a fractal takes a while to render).
   const dir = path.join(os.tmpdir(), 'unfurl-bench-ocr');
   await mkdir(dir, { recursive: true });

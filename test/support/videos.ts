@@ -212,17 +212,28 @@ export function captionedSpec(
 ): VideoSpec {
   const every = options.everySec ?? 6;
   const texts: DrawnText[] = [];
-  for (let i = 0, t = 1; t + 2 < durationSec; i++, t += every) {
-    const style = STYLES[i % STYLES.length]!;
-    texts.push({
-      ...style,
-      text: `${WORDS[i % WORDS.length]!} ${i + 1}`,
-      startSec: t,
-      endSec: Math.min(t + every - 1.5, durationSec),
-    });
+  for (let n = 1, t = 1; t + 2 < durationSec; n++, t += every) {
+    texts.push(benchCaption(n, t, Math.min(t + every - 1.5, durationSec)));
   }
   return { durationSec, background: options.background ?? 'mandelbrot', texts };
 }
+
+/** Caption `n` (from 1) of `captionedSpec`, its words and style, shown from `startSec` to `endSec`. */
+export function benchCaption(n: number, startSec: number, endSec: number): DrawnText {
+  const style = STYLES[(n - 1) % STYLES.length]!;
+  return { ...style, text: `${WORDS[(n - 1) % WORDS.length]!} ${n}`, startSec, endSec };
+}
+
+/** The static logo of the bench's video and the tests': top right, on screen all along. */
+export const LOGO: DrawnText = {
+  text: 'UNFURL TV',
+  font: 'sansBold',
+  size: 22,
+  x: 'w-tw-14',
+  y: '12',
+  style: 'box',
+  boxColor: 'black@0.6',
+};
 
 export interface CaptionScore {
   truth: TruthCaption;

@@ -10,9 +10,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ocrVideo, type VideoOcrResult } from '../../../src/media/ocr/video-ocr.js';
 import {
+  benchCaption,
   cer,
   generateVideo,
   inventedSegments,
+  LOGO,
   scoreCaptions,
   truthOf,
   type VideoSpec,
@@ -65,15 +67,7 @@ const captionsAndLogo: VideoSpec = {
       size: 32,
     },
     // The static logo, on screen all along.
-    {
-      text: 'UNFURL TV',
-      font: 'sansBold',
-      size: 22,
-      x: 'w-tw-14',
-      y: '12',
-      style: 'box',
-      boxColor: 'black@0.6',
-    },
+    LOGO,
   ],
 };
 
@@ -120,61 +114,19 @@ const captionsAndTicker: VideoSpec = {
 // Stretches of the bench's 5-minute fractal zoom, where the picture's edges drift so much from frame
 // to frame that a caption coming or going is a small part of what changed: text that appeared or
 // went in a few rows is still a change (it was seen one to two seconds late before).
-const LOGO = {
-  text: 'UNFURL TV',
-  font: 'sansBold',
-  size: 22,
-  x: 'w-tw-14',
-  y: '12',
-  style: 'box',
-  boxColor: 'black@0.6',
-} as const;
 const zoomAt100s: VideoSpec = {
   durationSec: 16,
   fps: 10,
   background: 'mandelbrot',
   backgroundFromSec: 100,
-  texts: [
-    {
-      text: 'Call our team today 19',
-      startSec: 9,
-      endSec: 13.5,
-      font: 'sansBold',
-      style: 'plain',
-      y: '40',
-      size: 30,
-    },
-    LOGO,
-  ],
+  texts: [benchCaption(19, 9, 13.5), LOGO],
 };
 const zoomAt280s: VideoSpec = {
   durationSec: 16,
   fps: 10,
   background: 'mandelbrot',
   backgroundFromSec: 280,
-  texts: [
-    {
-      text: 'Visit the nearest store 48',
-      startSec: 3,
-      endSec: 7.5,
-      font: 'monoBold',
-      style: 'box',
-      color: 'black',
-      boxColor: 'white@0.9',
-      y: '(h-th)/2',
-      size: 26,
-    },
-    {
-      text: 'New colours every week 49',
-      startSec: 9,
-      endSec: 13.5,
-      font: 'sansBold',
-      style: 'plain',
-      y: '40',
-      size: 30,
-    },
-    LOGO,
-  ],
+  texts: [benchCaption(48, 3, 7.5), benchCaption(49, 9, 13.5), LOGO],
 };
 
 let dir: string;
