@@ -89,16 +89,9 @@ export function seededColours(seed: number): [string, string] {
   return [hex(next()), hex(next())];
 }
 
-function backgroundSource(
-  bg: Background,
-  w: number,
-  h: number,
-  fps: number,
-  dur: number,
-  seed: number,
-  colours: [string, string] = seededColours(seed),
-  fromSec = 0,
-): string {
+/** The lavfi source of a spec's background, `w`×`h` at `fps` for `dur` seconds. */
+function backgroundSource(spec: VideoSpec, w: number, h: number, fps: number, dur: number): string {
+  const bg = spec.background;
   if (typeof bg === 'object') return `color=c=${bg.color}:s=${w}x${h}:r=${fps}:d=${dur}`;
   // testsrc2 draws a running timecode in its top-left corner: real text we do not want in the
   // background, so it is rendered taller and cropped below the timecode.
@@ -106,10 +99,11 @@ function backgroundSource(
   if (bg === 'mandelbrot') {
     // ffmpeg's zoom: scale = start_scale × (end_scale / start_scale)^(frame / end_pts), from 3 to
     // 0.3 over 400 frames; starting later is starting at the scale reached by then.
-    const scale = 3 * 0.1 ** ((fromSec * fps) / 400);
+    const scale = 3 * 0.1 ** (((spec.backgroundFromSec ?? 0) * fps) / 400);
     return `mandelbrot=s=${w}x${h}:r=${fps}:start_scale=${scale}:end_scale=${scale / 10},trim=duration=${dur}`;
   }
-  const [c0, c1] = colours;
+  const seed = spec.seed ?? 1;
+  const [c0, c1] = spec.gradientColours ?? seededColours(seed);
   return `gradients=s=${w}x${h}:r=${fps}:d=${dur}:speed=0.05:seed=${seed}:c0=${c0}:c1=${c1}`;
 }
 
@@ -142,20 +136,7 @@ export async function generateVideo(dir: string, name: string, spec: VideoSpec):
     await writeFile(file, t.text);
     filters.push(drawtext(t, file));
   }
-  const graph = [
-    backgroundSource(
-      spec.background,
-      width,
-      height,
-      fps,
-      dur,
-      spec.seed ?? 1,
-      spec.gradientColours,
-      spec.backgroundFromSec ?? 0,
-    ),
-    ...filters,
-    'format=yuv420p',
-  ].join(',');
+  const graph = [backgroundSource(spec, width, height, fps, dur), ...filters, 'format=yuv420p'].join(',');
   const out = path.join(dir, `${name}.mp4`);
   const args = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', graph];
   if (spec.audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:duration=${dur}`);

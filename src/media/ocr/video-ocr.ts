@@ -205,7 +205,6 @@ export async function ocrVideo(file: string, options: VideoOcrOptions): Promise<
     if (stack.length === 0) return;
     const frames = stack;
     stack = [];
-    // A full stack after a change leaves out the changed frame itself (it may catch the text mid-fade).
     const read = frames.length > STACK ? frames.slice(1) : frames;
     const median = medianFrame(read);
     const calm = { ...median.calm, index: frames[0]!.index, timeMs: frames[0]!.timeMs };
