@@ -14,7 +14,8 @@
 // with other work the rates swing with what else runs, the CPU a request costs far less, so the
 // ratio of requests per CPU second is printed and judged too.
 // Env: BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP (bench/lib/http.ts), BENCH_ROUNDS (each side
-// measured this many times, interleaved, best kept), BENCH_CPU_PROF (servers write V8 CPU profiles).
+// measured this many times, interleaved, best kept), BENCH_CPU_PROF (servers write V8 CPU profiles),
+// BENCH_CACHED=transcript,scrape (only those answers: a profile of one path).
 import path from 'node:path';
 import {
   type ChildServer,
@@ -81,8 +82,10 @@ export async function benchCached(): Promise<void> {
       'video metadata': `/v1/vidsite/video?id=${VIDEO}`,
     };
     const auth = { authorization: `Bearer ${app.apiKey}` };
+    const only = process.env.BENCH_CACHED?.split(',').map((s) => s.trim());
     const pairs: Array<{ name: string; bare: Side; cached: Side }> = [];
     for (const [name, pathAndQuery] of Object.entries(paths)) {
+      if (only && !only.some((o) => name.startsWith(o))) continue;
       const body = await firstAnswer(app, pathAndQuery);
       const bare = await startChild(['bare'], { BENCH_BARE_BODY: body });
       children.push(bare);

@@ -11,6 +11,7 @@ import { creditsSpent } from '../metrics.js';
 import { lockAccountRow } from '../store/account-lock.js';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
+import { BATCHES_IN_FLIGHT, MicroBatcher } from '../store/micro-batch.js';
 import { PreparedQuery } from '../store/prepared.js';
 import { periodStart } from '../store/rollups.js';
 import { creditsText } from './prices.js';
@@ -95,8 +96,8 @@ const closeRequestHold = new PreparedQuery(1, (db, requestId) =>
   db.deleteFrom('request_holds').where('request_id', '=', requestId!).returning(['amount', 'operation']),
 );
 
-/** The entry joins its hour's, its day's and the all-time sums, in one statement. */
-const addToSums = new PreparedQuery(7, (db, accountId, hour, day, all, type, operation, amount) =>
+/** `entries` entries of one type and operation join their hour's, day's and all-time sums, in one statement. */
+const addToSums = new PreparedQuery(8, (db, accountId, hour, day, all, type, operation, amount, entries) =>
   db
     .insertInto('ledger_sums')
     .values(
@@ -113,16 +114,71 @@ const addToSums = new PreparedQuery(7, (db, accountId, hour, day, all, type, ope
         type: type as TransactionType,
         operation: operation!,
         amount: amount as unknown as number,
-        entries: 1,
+        entries: entries as unknown as number,
       })),
     )
     .onConflict((oc) =>
       oc.columns(['account_id', 'period', 'start', 'type', 'operation']).doUpdateSet({
         amount: sql`ledger_sums.amount + excluded.amount`,
-        entries: sql`ledger_sums.entries + 1`,
+        entries: sql`ledger_sums.entries + excluded.entries`,
       }),
     ),
 );
+
+/** A cache hit's price, charged with the others that arrive in the same turn of the event loop. */
+interface PaidAnswer {
+  accountId: string;
+  requestId: string;
+  amount: number;
+  description: string;
+  operation: string;
+}
+
+/** The balance once a paid answer was charged, or why it was not. */
+type PaidAnswerCharged = { balance: number } | { refused: unknown };
+
+/** The batch's entries of one account inserted in one statement: one prepared form per row count. */
+const ENTRY_COLUMNS = 10;
+const insertEntriesOf = new Map<number, PreparedQuery<{ reference: string | null }, unknown[]>>();
+function insertEntries(rows: number) {
+  let query = insertEntriesOf.get(rows);
+  if (!query) {
+    query = new PreparedQuery(rows * ENTRY_COLUMNS, (db, ...v) =>
+      db
+        .insertInto('credit_transactions')
+        .values(
+          Array.from({ length: rows }, (_, r) => {
+            const [id, accountId, amount, type, description, jobId, ref, flagged, at, operation] = v.slice(
+              r * ENTRY_COLUMNS,
+              (r + 1) * ENTRY_COLUMNS,
+            );
+            return {
+              id: id!,
+              account_id: accountId!,
+              amount: amount as unknown as number,
+              type: type as TransactionType,
+              description: description!,
+              job_id: jobId!,
+              reference: ref!,
+              flagged: flagged as unknown as number,
+              created_at: at as unknown as number,
+              operation: operation!,
+            };
+          }),
+        )
+        .onConflict((oc) => oc.column('reference').doNothing())
+        .returning('reference'),
+    );
+    insertEntriesOf.set(rows, query);
+  }
+  return query;
+}
+
+/** A batch's total for one account was more than its balance: the batch reruns a charge at a time. */
+class ShortOfCredits extends Error {}
+
+/** Most cache hits charged in one transaction. */
+const MAX_PAID_ANSWERS_PER_COMMIT = 64;
 
 export class Ledger {
   /**
@@ -130,6 +186,17 @@ export class Ledger {
    * commits there (a piece that fails reruns alone, so one request's 402 never undoes another's).
    */
   private readonly requestCommits: GroupCommit | null;
+
+  /**
+   * Cache hits arriving together are charged in one transaction, each account's in three statements
+   * whatever their number (its entries, its balance, its sums): a hit's answer costs little, and a
+   * transaction per hit made the ledger most of its cost.
+   */
+  private readonly paidAnswers = new MicroBatcher<PaidAnswer, PaidAnswerCharged>(
+    (batch) => this.chargePaidAnswers(batch),
+    MAX_PAID_ANSWERS_PER_COMMIT,
+    BATCHES_IN_FLIGHT,
+  );
 
   constructor(
     private readonly db: Db,
@@ -195,6 +262,7 @@ export class Ledger {
       e.type,
       e.operation,
       e.amount,
+      1,
     );
   }
 
@@ -287,8 +355,9 @@ export class Ledger {
 
   /**
    * Charges a request whose answer is already known (a cache hit: no upstream work, so nothing to
-   * hold) in one transaction: one settled entry, the balance and the sums moved; 402 when the balance
-   * does not cover it. Answers the balance after.
+   * hold): one settled entry, the balance and the sums moved, in a transaction shared with the other
+   * hits of this turn of the event loop; 402 when the balance does not cover it. Answers the balance
+   * right after this charge.
    */
   async chargeRequest(
     accountId: string,
@@ -298,21 +367,115 @@ export class Ledger {
     operation: string,
   ): Promise<number> {
     positive(amount);
-    const balance = await this.inRequestTransaction(async (tx) => {
-      const r = await this.postIn(tx, {
-        accountId,
-        amount: -amount,
-        type: 'settled',
-        description,
-        operation,
-        jobId: requestId,
-        reference: `settled:${requestId}`,
-      });
-      if (r === 'duplicate') throw new Error(`ledger: request ${requestId} was already charged`);
-      return r.balance;
-    });
+    const charged = await this.paidAnswers.add({ accountId, requestId, amount, description, operation });
+    if ('refused' in charged) throw charged.refused;
     creditsSpent.labels('request').inc(amount);
-    return balance;
+    return charged.balance;
+  }
+
+  /**
+   * Charges a batch of paid answers in one transaction. When an account's balance does not cover its
+   * whole share, or anything else fails, the batch is rolled back and each charge runs alone, in
+   * arrival order: the ones the balance covers pass, the others get 402.
+   */
+  private async chargePaidAnswers(batch: PaidAnswer[]): Promise<PaidAnswerCharged[]> {
+    try {
+      return await this.db.transaction().execute((tx) => this.writePaidAnswers(tx, batch));
+    } catch (err) {
+      if (batch.length === 1 && !(err instanceof ShortOfCredits)) return [{ refused: err }];
+    }
+    const alone: PaidAnswerCharged[] = [];
+    for (const paid of batch) {
+      alone.push(
+        await this.db
+          .transaction()
+          .execute((tx) => this.writePaidAnswers(tx, [paid], true))
+          .then((r) => r[0]!)
+          .catch((refused: unknown) => ({ refused })),
+      );
+    }
+    return alone;
+  }
+
+  /**
+   * Writes paid answers inside `tx`, each account's in one statement per table. `careful` reads the
+   * locked balance first and refuses (402) a charge it does not cover; otherwise a share the balance
+   * does not cover throws ShortOfCredits.
+   */
+  private async writePaidAnswers(tx: Tx, batch: PaidAnswer[], careful = false): Promise<PaidAnswerCharged[]> {
+    const results: PaidAnswerCharged[] = new Array(batch.length);
+    const createdAt = Date.now();
+    // Accounts in one order on every process: two batches locking the same rows never deadlock.
+    const byAccount = [...groupIndexes(batch, (p) => p.accountId)].sort(([a], [b]) => (a < b ? -1 : 1));
+    for (const [accountId, indexes] of byAccount) {
+      let charging = indexes;
+      if (careful) {
+        let balance = await lockAccountRow(tx, accountId);
+        charging = [];
+        for (const i of indexes) {
+          const { amount } = batch[i]!;
+          if (amount <= balance) {
+            balance -= amount;
+            charging.push(i);
+          } else results[i] = { refused: insufficientCredits(amount, balance) };
+        }
+        if (charging.length === 0) continue;
+      }
+      const values = charging.flatMap((i) => {
+        const { amount, description, operation, requestId } = batch[i]!;
+        const reference = settledReference(requestId);
+        return [
+          newId('txn'),
+          accountId,
+          -amount,
+          'settled',
+          description.slice(0, 1000),
+          requestId,
+          reference,
+          0,
+          createdAt,
+          operation,
+        ];
+      });
+      const inserted = new Set(
+        (await insertEntries(charging.length).execute(tx, ...values)).map((row) => row.reference),
+      );
+      // A reference not inserted was charged before, or earlier in this batch: that charge fails.
+      const written: number[] = [];
+      for (const i of charging) {
+        if (inserted.delete(settledReference(batch[i]!.requestId))) written.push(i);
+        else
+          results[i] = { refused: new Error(`ledger: request ${batch[i]!.requestId} was already charged`) };
+      }
+      if (written.length === 0) continue;
+      const total = written.reduce((sum, i) => sum + batch[i]!.amount, 0);
+      const moved = await moveBalance.executeTakeFirst(tx, -total, accountId);
+      if (!moved) {
+        if (careful) throw new Error(`ledger invariant: charges of ${accountId} exceed the balance read`);
+        throw new ShortOfCredits();
+      }
+      // Each charge's balance after it, in arrival order.
+      let balance = moved.balance + total;
+      for (const i of written) {
+        balance -= batch[i]!.amount;
+        results[i] = { balance };
+      }
+      for (const [operation, ofOperation] of groupIndexes(written, (i) => batch[i]!.operation)) {
+        const amount = ofOperation.reduce((sum, k) => sum + batch[written[k]!]!.amount, 0);
+        await addToSums.execute(
+          tx,
+          accountId,
+          periodStart('hour', createdAt),
+          periodStart('day', createdAt),
+          periodStart('all', createdAt),
+          'settled',
+          operation,
+          -amount,
+          ofOperation.length,
+        );
+      }
+    }
+    return results;
   }
 
   /**
@@ -481,6 +644,19 @@ export class Ledger {
       return { taken, capped, duplicate: false };
     });
   }
+}
+
+const settledReference = (requestId: string) => `settled:${requestId}`;
+
+/** The indexes of `items` grouped by `key`, in order. */
+function groupIndexes<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  for (const [i, item] of items.entries()) {
+    const group = groups.get(key(item));
+    if (group) group.push(i);
+    else groups.set(key(item), [i]);
+  }
+  return groups;
 }
 
 function positive(n: number) {

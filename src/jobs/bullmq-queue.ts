@@ -5,7 +5,7 @@
 // a retry is a new, delayed message.
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
+import { BATCHES_IN_FLIGHT, MicroBatcher } from '../store/micro-batch.js';
 import { Permits } from './permits.js';
 import type { FreshJob, JobConsumer, JobQueue, QueuedJob } from './queue.js';
 

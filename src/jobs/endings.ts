@@ -5,8 +5,8 @@
 import type { Ledger } from '../billing/ledger.js';
 import type { Db, Tx } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
+import { BATCHES_IN_FLIGHT, MicroBatcher } from '../store/micro-batch.js';
 import type { JobRow } from '../store/schema.js';
-import { BATCHES_IN_FLIGHT, MicroBatcher } from './micro-batch.js';
 import type { EndedJob, FinishItem, JobOutcome, JobRecords } from './records.js';
 import { enqueueWebhook } from './webhooks.js';
 

@@ -1,5 +1,7 @@
 // Billing under concurrency (DESIGN §5): N concurrent paid requests on a balance of B give exactly B
-// successes, in one process and across two real server processes on the same database; and a job's
+// successes, in one process and across two real server processes on the same database, whether each
+// holds before its work or is a cache hit charged at once (hits arriving together share a
+// transaction, and a batch the balance does not cover is redone a charge at a time); and a job's
 // extra hold racing its settlement is either released with the rest or refused, never lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.js';
@@ -50,7 +52,10 @@ async function expectExactlyB(services: Services, accountId: string, outcomes: O
   expect(rows.filter((r) => r.type === 'settled').map((r) => Number(r.amount))).toEqual(Array(B).fill(-1));
 }
 
-describe(`${N} concurrent paid requests on a balance of ${B}`, () => {
+describe.each([
+  ['held, then settled', 'false'],
+  ['cache hits, charged at once', 'true'],
+])(`${N} concurrent paid requests on a balance of ${B}: %s`, (_name, cached) => {
   let t: TestApp;
   const servers: ServerProcess[] = [];
   beforeAll(async () => {
@@ -67,7 +72,7 @@ describe(`${N} concurrent paid requests on a balance of ${B}`, () => {
     await setBalance(t.services, accountId, B);
     const responses = await Promise.all(
       Array.from({ length: N }, () =>
-        t.call(apiKey, { method: 'GET', url: PAID_PATH, query: { cost: '1', delayMs: '5' } }),
+        t.call(apiKey, { method: 'GET', url: PAID_PATH, query: { cost: '1', delayMs: '5', cached } }),
       ),
     );
     await expectExactlyB(
@@ -92,7 +97,7 @@ describe(`${N} concurrent paid requests on a balance of ${B}`, () => {
     await setBalance(t.services, accountId, B);
     const outcomes = await Promise.all(
       Array.from({ length: N }, async (_, i) => {
-        const res = await fetch(`${started[i % 2]!.url}${PAID_PATH}?cost=1&delayMs=5`, {
+        const res = await fetch(`${started[i % 2]!.url}${PAID_PATH}?cost=1&delayMs=5&cached=${cached}`, {
           headers: { authorization: `Bearer ${apiKey}` },
         });
         return {
