@@ -14,7 +14,7 @@ import { TikTokPlatform } from './tiktok/platform.js';
 import type { NativeTranscript } from './transcript.js';
 import { XPlatform } from './x/platform.js';
 import { PLAYER_CLIENTS } from './youtube/client.js';
-import { parsePlatformUrl, parseVideoId } from './youtube/ids.js';
+import { isPlatformHost, videoIdOfUrl } from './youtube/ids.js';
 import { CLIENTS } from './youtube/innertube.js';
 import { PLAYER_MEMBERS, parsePlayer, playabilityError } from './youtube/player.js';
 import { youtubeMetadata } from './youtube/post-metadata.js';
@@ -49,8 +49,8 @@ export class YouTubePlatform implements Platform {
   ) {}
 
   async recognise(url: URL): Promise<MediaRef | null> {
-    if (!parsePlatformUrl(url.toString())) return null;
-    const id = parseVideoId(url.toString());
+    if (!isPlatformHost(url.hostname)) return null;
+    const id = videoIdOfUrl(url);
     if (!id) throw invalid('url', 'not a video URL (watch, youtu.be, shorts, embed or live)');
     return { platform: 'youtube', id, url: `https://www.youtube.com/watch?v=${id}` };
   }

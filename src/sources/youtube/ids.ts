@@ -59,7 +59,11 @@ export function parseVideoId(input: string): string | null {
   const raw = input.trim();
   if (VIDEO_ID.test(raw)) return raw;
   const url = parsePlatformUrl(raw);
-  if (!url) return null;
+  return url ? videoIdOfUrl(url) : null;
+}
+
+/** The video id of a URL already parsed and known to be on one of the platform's hosts. */
+export function videoIdOfUrl(url: URL): string | null {
   const host = url.hostname.toLowerCase();
   const parts = segments(url);
   if (SHORT_HOSTS.test(host)) return videoId(parts[0]);
