@@ -15,8 +15,10 @@
 // ratio of requests per CPU second is printed and judged too.
 // Env: BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP (bench/lib/http.ts), BENCH_ROUNDS (each side
 // measured this many times, interleaved, best kept), BENCH_CPU_PROF (servers write V8 CPU profiles),
-// BENCH_CACHED=transcript,scrape (only those answers: a profile of one path).
+// BENCH_CACHED=transcript,scrape (only those answers: a profile of one path), BENCH_DATABASE_URL (the app
+// on a scratch PostgreSQL database of that server instead of SQLite; with BENCH_REDIS_URL, Redis too).
 import path from 'node:path';
+import { randomBase62 } from '../src/ids.js';
 import {
   type ChildServer,
   describeLoad,
@@ -25,6 +27,7 @@ import {
   loadSettings,
   startChild as startSite,
 } from './lib/http.js';
+import { scratchDatabase } from './lib/pg.js';
 import {
   appEnvFor,
   type Child,
@@ -59,6 +62,10 @@ export async function benchCached(): Promise<void> {
   );
   const children: Child[] = [];
   let site: ChildServer | null = null;
+  const pgUrl = process.env.BENCH_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  const scratch = pgUrl ? await scratchDatabase(pgUrl) : null;
+  if (scratch) console.log(`the app on PostgreSQL${redisUrl ? ' and Redis' : ''}`);
   try {
     const replay = await startChild(['replay', '1']);
     children.push(replay);
@@ -74,6 +81,8 @@ export async function benchCached(): Promise<void> {
     const app = await startChild(['unfurl'], {
       ...appEnvFor(replay.address),
       UNFURL_SHED_EVENT_LOOP_DELAY_MS: '0',
+      ...(scratch && { DATABASE_URL: scratch.url }),
+      ...(scratch && redisUrl && { REDIS_URL: redisUrl, UNFURL_QUEUE_PREFIX: `bench-${randomBase62(8)}` }),
     });
     children.push(app);
     const paths = {
@@ -134,5 +143,6 @@ export async function benchCached(): Promise<void> {
       ),
       site?.stop(),
     ]);
+    await scratch?.drop();
   }
 }
