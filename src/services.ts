@@ -148,8 +148,10 @@ export async function createServices(config: Config): Promise<Services> {
   });
   const closeHooks: Array<() => Promise<void>> = [];
   const upstreams = new Upstreams(config.upstreams, fetcher, config.fetch.upstreamRetryBaseMs);
+  // Redis keys of their own ("v2": each value carries its expiry): a process of an older release
+  // sharing this Redis never reads an entry it cannot understand.
   const cache: ResultCache = redis
-    ? new RedisCache(redis, `${config.jobs.queuePrefix}:cache:`)
+    ? new RedisCache(redis, `${config.jobs.queuePrefix}:cache-v2:`, config.cache.maxEntries)
     : new MemoryCache(config.cache.maxEntries);
   const browser = new BrowserPool({
     chromiumPath: config.browser.chromiumPath,

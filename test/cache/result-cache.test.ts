@@ -15,7 +15,10 @@ afterAll(async () => {
 });
 
 const caches: Array<[string, () => ResultCache]> = [['memory', () => new MemoryCache(100)]];
-if (redis) caches.push(['redis', () => new RedisCache(redis, prefix)]);
+if (redis) {
+  caches.push(['redis', () => new RedisCache(redis, prefix)]);
+  caches.push(['redis with in-process copies', () => new RedisCache(redis, prefix, 100)]);
+}
 
 describe.each(caches)('%s cache', (_name, make) => {
   it('stores for the TTL, then forgets', async () => {
@@ -53,5 +56,34 @@ describe.each(caches)('%s cache', (_name, make) => {
       'boom',
     );
     expect(await cached(cache, key, 10_000, async () => 'ok')).toBe('ok');
+  });
+});
+
+describe.runIf(redis)('redis cache with in-process copies', () => {
+  it('serves a process its own answers as the same object, and other processes from Redis', async () => {
+    const writer = new RedisCache(redis!, prefix, 100);
+    const reader = new RedisCache(redis!, prefix, 100);
+    const key = `k5-${randomBase62(6)}`;
+    const answer = { text: 'hello', n: 1 };
+    await writer.set(key, answer, 10_000);
+    expect(await writer.get(key)).toBe(answer);
+    const read = await reader.get(key);
+    expect(read).toEqual(answer);
+    expect(read).not.toBe(answer);
+    // From then on the reader answers from its copy: the same object, no round trip.
+    expect(await reader.get(key)).toBe(read);
+  });
+
+  it("keeps a copy no longer than the Redis entry lives, counted from the writer's TTL", async () => {
+    const writer = new RedisCache(redis!, prefix, 100);
+    const key = `k6-${randomBase62(6)}`;
+    await writer.set(key, { a: 1 }, 400);
+    await new Promise((r) => setTimeout(r, 200));
+    // A reader that first sees the entry 200 ms in keeps it for what is left (~200 ms), not 400 ms.
+    const reader = new RedisCache(redis!, prefix, 100);
+    expect(await reader.get(key)).toEqual({ a: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await reader.get(key)).toBeUndefined();
+    expect(await writer.get(key)).toBeUndefined();
   });
 });
