@@ -114,7 +114,12 @@ export function createStripe(config: Config): Stripe | null {
 }
 
 export function connectRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 3, enableOfflineQueue: true, lazyConnect: false });
+  return new Redis(url, {
+    maxRetriesPerRequest: 3,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+    enableAutoPipelining: true,
+  });
 }
 
 export async function createServices(config: Config): Promise<Services> {
