@@ -2,9 +2,10 @@
 // does not cover it), then settled when the work succeeds or released when it fails. Holding first
 // is what bounds work by the balance: of N concurrent requests on a balance of B, at most B get past
 // the hold, so at most B do the paid work; a failed request costs nothing. An answer already at hand
-// (a cache hit) has no work to bound: its price is charged at once, in one transaction, with the same
-// 402. Requests that create jobs hold the same way for the upstream work that sizes the job (locating
-// media, following short links): it runs under a hold of one request's price, always given back.
+// (a cache hit) has no work to bound: its price is charged at once, in a transaction it shares with
+// the other hits of the moment (Ledger.chargeRequest), with the same 402. Requests that create jobs
+// hold the same way for the upstream work that sizes the job (locating media, following short
+// links): it runs under a hold of one request's price, always given back.
 // Knows nothing of HTTP.
 import { randomBase62 } from '../ids.js';
 import type { Ledger } from './ledger.js';
@@ -57,8 +58,8 @@ export class RequestCharges {
   /**
    * A request whose answer may already be at hand: `peek` answers it without upstream work (a cache
    * hit) or undefined. A hit needs no hold — there is no work for the balance to bound — so its
-   * price is charged in one ledger transaction (402 when the balance does not cover it, as a hold
-   * would be); a miss runs `work` as `charge` does.
+   * price is charged at once, in a ledger transaction shared with the hits of the moment (402 when
+   * the balance does not cover it, as a hold would be); a miss runs `work` as `charge` does.
    */
   async chargeAnswer<T>(
     charge: RequestCharge,
