@@ -1,20 +1,27 @@
-// The append-only credit ledger: the only code that writes credit_transactions or changes a balance.
+// The append-only credit ledger: the only code that writes credit_transactions or changes a balance
+// (with ledger-paid-answers.ts, its writer for cache hits charged together; ledger-sql.ts holds the
+// statements both run).
 // Each entry moves the cached balance in the same transaction, so the balance always equals the
 // sum of the account's entries and a debit that would take it below zero is refused. Each entry also
 // adds itself to the account's sums (ledger_sums: amount and entries per type and operation, for its
 // UTC hour, its UTC day and all time) in that transaction, so a summary or a count read from them
 // always equals the entries, and costs the same however long the history is.
-import { sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { creditsSpent } from '../metrics.js';
 import { lockAccountRow } from '../store/account-lock.js';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
-import { BATCHES_IN_FLIGHT, MicroBatcher } from '../store/micro-batch.js';
-import { PreparedQuery } from '../store/prepared.js';
 import { periodStart } from '../store/rollups.js';
-import { creditsText } from './prices.js';
+import { PaidAnswers } from './ledger-paid-answers.js';
+import {
+  addToSums,
+  closeRequestHold,
+  insertEntry,
+  insufficientCredits,
+  moveBalance,
+  openRequestHold,
+} from './ledger-sql.js';
 
 export type TransactionType = 'grant' | 'purchase' | 'settled' | 'hold' | 'release' | 'clawback';
 export const transactionTypes: readonly TransactionType[] = [
@@ -38,147 +45,11 @@ interface Entry {
   flagged?: boolean;
 }
 
-export const insufficientCredits = (needed: number, balance: number) =>
-  new AppError(
-    'insufficient_credits',
-    `This request needs ${creditsText(needed)} and the balance is ${creditsText(balance)}. Buy more: GET /v1/credits/packages, then POST /v1/credits/purchase.`,
-    `needed=${needed} balance=${balance}`,
-  );
-
 /**
  * A synchronous request still holding credits after this long belongs to a process that died: the
  * sweeper gives them back. Far above any request's own time limits (fetch, render, queue waits).
  */
 export const REQUEST_HOLD_MAX_AGE_MS = 15 * 60_000;
-
-// The two statements of every entry, compiled once (they run several times per paid request).
-const insertEntry = new PreparedQuery(
-  10,
-  (db, id, accountId, amount, type, description, jobId, ref, flagged, at, operation) =>
-    db
-      .insertInto('credit_transactions')
-      .values({
-        id: id!,
-        account_id: accountId!,
-        amount: amount as unknown as number,
-        type: type as TransactionType,
-        description: description!,
-        job_id: jobId!,
-        reference: ref!,
-        flagged: flagged as unknown as number,
-        created_at: at as unknown as number,
-        operation: operation!,
-      })
-      .onConflict((oc) => oc.column('reference').doNothing())
-      .returning('id'),
-);
-
-const moveBalance = new PreparedQuery(2, (db, amount, accountId) =>
-  db
-    .updateTable('accounts')
-    .set({ balance: sql`balance + ${amount}` })
-    .where('id', '=', accountId!)
-    .where(sql<boolean>`balance + ${amount} >= 0`)
-    .returning('balance'),
-);
-
-const openRequestHold = new PreparedQuery(5, (db, requestId, accountId, amount, operation, at) =>
-  db.insertInto('request_holds').values({
-    request_id: requestId!,
-    account_id: accountId!,
-    amount: amount as unknown as number,
-    operation: operation!,
-    created_at: at as unknown as number,
-  }),
-);
-
-const closeRequestHold = new PreparedQuery(1, (db, requestId) =>
-  db.deleteFrom('request_holds').where('request_id', '=', requestId!).returning(['amount', 'operation']),
-);
-
-/** `entries` entries of one type and operation join their hour's, day's and all-time sums, in one statement. */
-const addToSums = new PreparedQuery(8, (db, accountId, hour, day, all, type, operation, amount, entries) =>
-  db
-    .insertInto('ledger_sums')
-    .values(
-      (
-        [
-          ['hour', hour],
-          ['day', day],
-          ['all', all],
-        ] as const
-      ).map(([period, start]) => ({
-        account_id: accountId!,
-        period,
-        start: start as unknown as number,
-        type: type as TransactionType,
-        operation: operation!,
-        amount: amount as unknown as number,
-        entries: entries as unknown as number,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.columns(['account_id', 'period', 'start', 'type', 'operation']).doUpdateSet({
-        amount: sql`ledger_sums.amount + excluded.amount`,
-        entries: sql`ledger_sums.entries + excluded.entries`,
-      }),
-    ),
-);
-
-/** A cache hit's price, charged with the others that arrive in the same turn of the event loop. */
-interface PaidAnswer {
-  accountId: string;
-  requestId: string;
-  amount: number;
-  description: string;
-  operation: string;
-}
-
-/** The balance once a paid answer was charged, or why it was not. */
-type PaidAnswerCharged = { balance: number } | { refused: unknown };
-
-/** The batch's entries of one account inserted in one statement: one prepared form per row count. */
-const ENTRY_COLUMNS = 10;
-const insertEntriesOf = new Map<number, PreparedQuery<{ reference: string | null }, unknown[]>>();
-function insertEntries(rows: number) {
-  let query = insertEntriesOf.get(rows);
-  if (!query) {
-    query = new PreparedQuery(rows * ENTRY_COLUMNS, (db, ...v) =>
-      db
-        .insertInto('credit_transactions')
-        .values(
-          Array.from({ length: rows }, (_, r) => {
-            const [id, accountId, amount, type, description, jobId, ref, flagged, at, operation] = v.slice(
-              r * ENTRY_COLUMNS,
-              (r + 1) * ENTRY_COLUMNS,
-            );
-            return {
-              id: id!,
-              account_id: accountId!,
-              amount: amount as unknown as number,
-              type: type as TransactionType,
-              description: description!,
-              job_id: jobId!,
-              reference: ref!,
-              flagged: flagged as unknown as number,
-              created_at: at as unknown as number,
-              operation: operation!,
-            };
-          }),
-        )
-        .onConflict((oc) => oc.column('reference').doNothing())
-        .returning('reference'),
-    );
-    insertEntriesOf.set(rows, query);
-  }
-  return query;
-}
-
-/** A batch's total for one account was more than its balance: the batch reruns a charge at a time. */
-class ShortOfCredits extends Error {}
-
-/** Most cache hits charged in one transaction. */
-const MAX_PAID_ANSWERS_PER_COMMIT = 64;
 
 export class Ledger {
   /**
@@ -187,22 +58,15 @@ export class Ledger {
    */
   private readonly requestCommits: GroupCommit | null;
 
-  /**
-   * Cache hits arriving together are charged in one transaction, each account's in three statements
-   * whatever their number (its entries, its balance, its sums): a hit's answer costs little, and a
-   * transaction per hit made the ledger most of its cost.
-   */
-  private readonly paidAnswers = new MicroBatcher<PaidAnswer, PaidAnswerCharged>(
-    (batch) => this.chargePaidAnswers(batch),
-    MAX_PAID_ANSWERS_PER_COMMIT,
-    BATCHES_IN_FLIGHT,
-  );
+  /** Cache hits arriving together, charged in shared transactions. */
+  private readonly paidAnswers: PaidAnswers;
 
   constructor(
     private readonly db: Db,
     dialect: Dialect = 'pg',
   ) {
     this.requestCommits = dialect === 'sqlite' ? new GroupCommit(db) : null;
+    this.paidAnswers = new PaidAnswers(db);
   }
 
   private inRequestTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -367,115 +231,9 @@ export class Ledger {
     operation: string,
   ): Promise<number> {
     positive(amount);
-    const charged = await this.paidAnswers.add({ accountId, requestId, amount, description, operation });
-    if ('refused' in charged) throw charged.refused;
+    const balance = await this.paidAnswers.charge({ accountId, requestId, amount, description, operation });
     creditsSpent.labels('request').inc(amount);
-    return charged.balance;
-  }
-
-  /**
-   * Charges a batch of paid answers in one transaction. When an account's balance does not cover its
-   * whole share, or anything else fails, the batch is rolled back and each charge runs alone, in
-   * arrival order: the ones the balance covers pass, the others get 402.
-   */
-  private async chargePaidAnswers(batch: PaidAnswer[]): Promise<PaidAnswerCharged[]> {
-    try {
-      return await this.db.transaction().execute((tx) => this.writePaidAnswers(tx, batch));
-    } catch (err) {
-      if (batch.length === 1 && !(err instanceof ShortOfCredits)) return [{ refused: err }];
-    }
-    const alone: PaidAnswerCharged[] = [];
-    for (const paid of batch) {
-      alone.push(
-        await this.db
-          .transaction()
-          .execute((tx) => this.writePaidAnswers(tx, [paid], true))
-          .then((r) => r[0]!)
-          .catch((refused: unknown) => ({ refused })),
-      );
-    }
-    return alone;
-  }
-
-  /**
-   * Writes paid answers inside `tx`, each account's in one statement per table. `careful` reads the
-   * locked balance first and refuses (402) a charge it does not cover; otherwise a share the balance
-   * does not cover throws ShortOfCredits.
-   */
-  private async writePaidAnswers(tx: Tx, batch: PaidAnswer[], careful = false): Promise<PaidAnswerCharged[]> {
-    const results: PaidAnswerCharged[] = new Array(batch.length);
-    const createdAt = Date.now();
-    // Accounts in one order on every process: two batches locking the same rows never deadlock.
-    const byAccount = [...groupIndexes(batch, (p) => p.accountId)].sort(([a], [b]) => (a < b ? -1 : 1));
-    for (const [accountId, indexes] of byAccount) {
-      let charging = indexes;
-      if (careful) {
-        let balance = await lockAccountRow(tx, accountId);
-        charging = [];
-        for (const i of indexes) {
-          const { amount } = batch[i]!;
-          if (amount <= balance) {
-            balance -= amount;
-            charging.push(i);
-          } else results[i] = { refused: insufficientCredits(amount, balance) };
-        }
-        if (charging.length === 0) continue;
-      }
-      const values = charging.flatMap((i) => {
-        const { amount, description, operation, requestId } = batch[i]!;
-        const reference = settledReference(requestId);
-        return [
-          newId('txn'),
-          accountId,
-          -amount,
-          'settled',
-          description.slice(0, 1000),
-          requestId,
-          reference,
-          0,
-          createdAt,
-          operation,
-        ];
-      });
-      const inserted = new Set(
-        (await insertEntries(charging.length).execute(tx, ...values)).map((row) => row.reference),
-      );
-      // A reference not inserted was charged before, or earlier in this batch: that charge fails.
-      const written: number[] = [];
-      for (const i of charging) {
-        if (inserted.delete(settledReference(batch[i]!.requestId))) written.push(i);
-        else
-          results[i] = { refused: new Error(`ledger: request ${batch[i]!.requestId} was already charged`) };
-      }
-      if (written.length === 0) continue;
-      const total = written.reduce((sum, i) => sum + batch[i]!.amount, 0);
-      const moved = await moveBalance.executeTakeFirst(tx, -total, accountId);
-      if (!moved) {
-        if (careful) throw new Error(`ledger invariant: charges of ${accountId} exceed the balance read`);
-        throw new ShortOfCredits();
-      }
-      // Each charge's balance after it, in arrival order.
-      let balance = moved.balance + total;
-      for (const i of written) {
-        balance -= batch[i]!.amount;
-        results[i] = { balance };
-      }
-      for (const [operation, ofOperation] of groupIndexes(written, (i) => batch[i]!.operation)) {
-        const amount = ofOperation.reduce((sum, k) => sum + batch[written[k]!]!.amount, 0);
-        await addToSums.execute(
-          tx,
-          accountId,
-          periodStart('hour', createdAt),
-          periodStart('day', createdAt),
-          periodStart('all', createdAt),
-          'settled',
-          operation,
-          -amount,
-          ofOperation.length,
-        );
-      }
-    }
-    return results;
+    return balance;
   }
 
   /**
@@ -644,19 +402,6 @@ export class Ledger {
       return { taken, capped, duplicate: false };
     });
   }
-}
-
-const settledReference = (requestId: string) => `settled:${requestId}`;
-
-/** The indexes of `items` grouped by `key`, in order. */
-function groupIndexes<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {
-  const groups = new Map<string, number[]>();
-  for (const [i, item] of items.entries()) {
-    const group = groups.get(key(item));
-    if (group) group.push(i);
-    else groups.set(key(item), [i]);
-  }
-  return groups;
 }
 
 function positive(n: number) {

@@ -3,7 +3,7 @@
 // parameter with a default as required and describes every answer, /docs is ours, amounts say
 // "1 credit".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insufficientCredits } from '../../src/billing/ledger.js';
+import { insufficientCredits } from '../../src/billing/ledger-sql.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { closeTestApp } from '../support/teardown.js';
 

@@ -1,0 +1,127 @@
+// The ledger's statements, each compiled once (they run several times per paid request), and the
+// refusal its debits answer. Used only by ledger.ts and ledger-paid-answers.ts, the two writers of
+// credit_transactions and balances.
+import { sql } from 'kysely';
+import { AppError } from '../errors.js';
+import { PreparedQuery } from '../store/prepared.js';
+import type { TransactionType } from './ledger.js';
+import { creditsText } from './prices.js';
+
+export const insufficientCredits = (needed: number, balance: number) =>
+  new AppError(
+    'insufficient_credits',
+    `This request needs ${creditsText(needed)} and the balance is ${creditsText(balance)}. Buy more: GET /v1/credits/packages, then POST /v1/credits/purchase.`,
+    `needed=${needed} balance=${balance}`,
+  );
+
+export const insertEntry = new PreparedQuery(
+  10,
+  (db, id, accountId, amount, type, description, jobId, ref, flagged, at, operation) =>
+    db
+      .insertInto('credit_transactions')
+      .values({
+        id: id!,
+        account_id: accountId!,
+        amount: amount as unknown as number,
+        type: type as TransactionType,
+        description: description!,
+        job_id: jobId!,
+        reference: ref!,
+        flagged: flagged as unknown as number,
+        created_at: at as unknown as number,
+        operation: operation!,
+      })
+      .onConflict((oc) => oc.column('reference').doNothing())
+      .returning('id'),
+);
+
+export const moveBalance = new PreparedQuery(2, (db, amount, accountId) =>
+  db
+    .updateTable('accounts')
+    .set({ balance: sql`balance + ${amount}` })
+    .where('id', '=', accountId!)
+    .where(sql<boolean>`balance + ${amount} >= 0`)
+    .returning('balance'),
+);
+
+export const openRequestHold = new PreparedQuery(5, (db, requestId, accountId, amount, operation, at) =>
+  db.insertInto('request_holds').values({
+    request_id: requestId!,
+    account_id: accountId!,
+    amount: amount as unknown as number,
+    operation: operation!,
+    created_at: at as unknown as number,
+  }),
+);
+
+export const closeRequestHold = new PreparedQuery(1, (db, requestId) =>
+  db.deleteFrom('request_holds').where('request_id', '=', requestId!).returning(['amount', 'operation']),
+);
+
+/** `entries` entries of one type and operation join their hour's, day's and all-time sums, in one statement. */
+export const addToSums = new PreparedQuery(
+  8,
+  (db, accountId, hour, day, all, type, operation, amount, entries) =>
+    db
+      .insertInto('ledger_sums')
+      .values(
+        (
+          [
+            ['hour', hour],
+            ['day', day],
+            ['all', all],
+          ] as const
+        ).map(([period, start]) => ({
+          account_id: accountId!,
+          period,
+          start: start as unknown as number,
+          type: type as TransactionType,
+          operation: operation!,
+          amount: amount as unknown as number,
+          entries: entries as unknown as number,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'period', 'start', 'type', 'operation']).doUpdateSet({
+          amount: sql`ledger_sums.amount + excluded.amount`,
+          entries: sql`ledger_sums.entries + excluded.entries`,
+        }),
+      ),
+);
+
+/** The batch's entries of one account inserted in one statement: one prepared form per row count. */
+const ENTRY_COLUMNS = 10;
+const insertEntriesOf = new Map<number, PreparedQuery<{ reference: string | null }, unknown[]>>();
+export function insertEntries(rows: number) {
+  let query = insertEntriesOf.get(rows);
+  if (!query) {
+    query = new PreparedQuery(rows * ENTRY_COLUMNS, (db, ...v) =>
+      db
+        .insertInto('credit_transactions')
+        .values(
+          Array.from({ length: rows }, (_, r) => {
+            const [id, accountId, amount, type, description, jobId, ref, flagged, at, operation] = v.slice(
+              r * ENTRY_COLUMNS,
+              (r + 1) * ENTRY_COLUMNS,
+            );
+            return {
+              id: id!,
+              account_id: accountId!,
+              amount: amount as unknown as number,
+              type: type as TransactionType,
+              description: description!,
+              job_id: jobId!,
+              reference: ref!,
+              flagged: flagged as unknown as number,
+              created_at: at as unknown as number,
+              operation: operation!,
+            };
+          }),
+        )
+        .onConflict((oc) => oc.column('reference').doNothing())
+        .returning('reference'),
+    );
+    insertEntriesOf.set(rows, query);
+  }
+  return query;
+}
