@@ -1,11 +1,20 @@
-// The ledger's statements, each compiled once (they run several times per paid request), and the
-// refusal its debits answer. Used only by ledger.ts and ledger-paid-answers.ts, the two writers of
-// credit_transactions and balances.
+// The ledger's transaction types, its statements, each compiled once (they run several times per
+// paid request), and the refusal its debits answer. Used by ledger.ts and ledger-paid-answers.ts, the
+// two writers of credit_transactions and balances.
 import { sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { PreparedQuery } from '../store/prepared.js';
-import type { TransactionType } from './ledger.js';
 import { creditsText } from './prices.js';
+
+export type TransactionType = 'grant' | 'purchase' | 'settled' | 'hold' | 'release' | 'clawback';
+export const transactionTypes: readonly TransactionType[] = [
+  'grant',
+  'purchase',
+  'settled',
+  'hold',
+  'release',
+  'clawback',
+];
 
 export const insufficientCredits = (needed: number, balance: number) =>
   new AppError(
@@ -14,25 +23,41 @@ export const insufficientCredits = (needed: number, balance: number) =>
     `needed=${needed} balance=${balance}`,
   );
 
-export const insertEntry = new PreparedQuery(
-  10,
-  (db, id, accountId, amount, type, description, jobId, ref, flagged, at, operation) =>
-    db
-      .insertInto('credit_transactions')
-      .values({
-        id: id!,
-        account_id: accountId!,
-        amount: amount as unknown as number,
-        type: type as TransactionType,
-        description: description!,
-        job_id: jobId!,
-        reference: ref!,
-        flagged: flagged as unknown as number,
-        created_at: at as unknown as number,
-        operation: operation!,
-      })
-      .onConflict((oc) => oc.column('reference').doNothing())
-      .returning('id'),
+/** The columns of an entry, in the order its placeholders come. */
+const ENTRY_COLUMNS = 10;
+
+/** An entry's row from its ten placeholders. */
+const entryRow = ([
+  id,
+  accountId,
+  amount,
+  type,
+  description,
+  jobId,
+  ref,
+  flagged,
+  at,
+  operation,
+]: string[]) => ({
+  id: id!,
+  account_id: accountId!,
+  amount: amount as unknown as number,
+  type: type as TransactionType,
+  description: description!,
+  job_id: jobId!,
+  reference: ref!,
+  flagged: flagged as unknown as number,
+  created_at: at as unknown as number,
+  operation: operation!,
+});
+
+/** One entry (id, account, amount, type, description, job id, reference, flagged, created at, operation). */
+export const insertEntry = new PreparedQuery(ENTRY_COLUMNS, (db, ...columns) =>
+  db
+    .insertInto('credit_transactions')
+    .values(entryRow(columns))
+    .onConflict((oc) => oc.column('reference').doNothing())
+    .returning('id'),
 );
 
 export const moveBalance = new PreparedQuery(2, (db, amount, accountId) =>
@@ -90,33 +115,17 @@ export const addToSums = new PreparedQuery(
 );
 
 /** The batch's entries of one account inserted in one statement: one prepared form per row count. */
-const ENTRY_COLUMNS = 10;
 const insertEntriesOf = new Map<number, PreparedQuery<{ reference: string | null }, unknown[]>>();
 export function insertEntries(rows: number) {
   let query = insertEntriesOf.get(rows);
   if (!query) {
-    query = new PreparedQuery(rows * ENTRY_COLUMNS, (db, ...v) =>
+    query = new PreparedQuery(rows * ENTRY_COLUMNS, (db, ...columns) =>
       db
         .insertInto('credit_transactions')
         .values(
-          Array.from({ length: rows }, (_, r) => {
-            const [id, accountId, amount, type, description, jobId, ref, flagged, at, operation] = v.slice(
-              r * ENTRY_COLUMNS,
-              (r + 1) * ENTRY_COLUMNS,
-            );
-            return {
-              id: id!,
-              account_id: accountId!,
-              amount: amount as unknown as number,
-              type: type as TransactionType,
-              description: description!,
-              job_id: jobId!,
-              reference: ref!,
-              flagged: flagged as unknown as number,
-              created_at: at as unknown as number,
-              operation: operation!,
-            };
-          }),
+          Array.from({ length: rows }, (_, r) =>
+            entryRow(columns.slice(r * ENTRY_COLUMNS, (r + 1) * ENTRY_COLUMNS)),
+          ),
         )
         .onConflict((oc) => oc.column('reference').doNothing())
         .returning('reference'),

@@ -21,17 +21,10 @@ import {
   insufficientCredits,
   moveBalance,
   openRequestHold,
+  type TransactionType,
 } from './ledger-sql.js';
 
-export type TransactionType = 'grant' | 'purchase' | 'settled' | 'hold' | 'release' | 'clawback';
-export const transactionTypes: readonly TransactionType[] = [
-  'grant',
-  'purchase',
-  'settled',
-  'hold',
-  'release',
-  'clawback',
-];
+export { type TransactionType, transactionTypes } from './ledger-sql.js';
 
 interface Entry {
   accountId: string;
