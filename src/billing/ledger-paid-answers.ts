@@ -9,7 +9,13 @@ import { lockAccountRow } from '../store/account-lock.js';
 import type { Db, Tx } from '../store/db.js';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from '../store/micro-batch.js';
 import { periodStart } from '../store/rollups.js';
-import { addToSums, insertEntries, insufficientCredits, moveBalance } from './ledger-sql.js';
+import {
+  addToSums,
+  insertEntries,
+  insufficientCredits,
+  moveBalance,
+  settledReference,
+} from './ledger-sql.js';
 
 /** A cache hit's price, charged with the others that arrive in the same turn of the event loop. */
 export interface PaidAnswer {
@@ -150,8 +156,6 @@ export class PaidAnswers {
     return results;
   }
 }
-
-const settledReference = (requestId: string) => `settled:${requestId}`;
 
 /** The indexes of `items` grouped by `key`, in order. */
 function groupIndexes<T>(items: readonly T[], key: (item: T) => string): Map<string, number[]> {

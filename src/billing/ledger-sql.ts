@@ -23,6 +23,9 @@ export const insufficientCredits = (needed: number, balance: number) =>
     `needed=${needed} balance=${balance}`,
   );
 
+/** The reference of a request's or job's settled entry: one per id, so it is never charged twice. */
+export const settledReference = (id: string) => `settled:${id}`;
+
 /** The columns of an entry, in the order its placeholders come. */
 const ENTRY_COLUMNS = 10;
 

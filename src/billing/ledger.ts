@@ -21,6 +21,7 @@ import {
   insufficientCredits,
   moveBalance,
   openRequestHold,
+  settledReference,
   type TransactionType,
 } from './ledger-sql.js';
 
@@ -282,7 +283,7 @@ export class Ledger {
       description,
       operation,
       jobId: id,
-      reference: `settled:${id}`,
+      reference: settledReference(id),
     });
     if (settled === 'insufficient' || settled === 'duplicate') {
       throw new Error(`ledger invariant: settle of ${id} exceeds release`);

@@ -33,32 +33,33 @@ export class MemoryCache implements ResultCache {
  * ever written again with an answer as true as the first), so such a copy is never stale.
  */
 export class RedisCache implements ResultCache {
-  private readonly near: LRUCache<string, { value: unknown }> | null;
+  /** The copies: an in-process cache of its own, which keeps nothing when `nearEntries` is 0. */
+  private readonly near: MemoryCache;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     nearEntries = 0,
   ) {
-    this.near = nearEntries > 0 ? new LRUCache({ max: nearEntries }) : null;
+    this.near = new MemoryCache(nearEntries);
   }
 
   async get<T>(key: string): Promise<T | undefined> {
-    const near = this.near?.get(key);
-    if (near) return near.value as T;
+    const near = await this.near.get<T>(key);
+    if (near !== undefined) return near;
     const raw = await this.redis.get(this.prefix + key);
     if (raw === null) return undefined;
     const [expiresAt, value] = JSON.parse(raw) as [number, T];
     const left = expiresAt - Date.now();
     if (left <= 0) return undefined;
-    this.near?.set(key, { value }, { ttl: left });
+    await this.near.set(key, value, left);
     return value;
   }
 
   async set<T>(key: string, value: T, ttlMs: number): Promise<void> {
     if (ttlMs <= 0) return;
     await this.redis.set(this.prefix + key, JSON.stringify([Date.now() + ttlMs, value]), 'PX', ttlMs);
-    this.near?.set(key, { value }, { ttl: ttlMs });
+    await this.near.set(key, value, ttlMs);
   }
 }
 
