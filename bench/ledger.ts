@@ -17,22 +17,36 @@ import path from 'node:path';
 import { Ledger } from '../src/billing/ledger.js';
 import { newId } from '../src/ids.js';
 import { openMigratedStore } from '../src/store/db.js';
+import { eventLoopThreadCpuMs } from './lib/cpu.js';
 import { intEnv } from './lib/http.js';
 import { scratchDatabase } from './lib/pg.js';
 
 const GOAL_RATIO = 1.3;
 const CONCURRENCY = 50;
 
-async function charges(ledger: Ledger, accountId: string, n: number): Promise<number> {
+/** µs per charge: CPU of the whole process, CPU of its event-loop thread, and wall time. */
+interface PerCharge {
+  cpu: number;
+  loopCpu: number;
+  wall: number;
+}
+
+async function charges(ledger: Ledger, accountId: string, n: number): Promise<PerCharge> {
   let left = n;
   const cpu = process.cpuUsage();
+  const loopCpu = eventLoopThreadCpuMs();
+  const start = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (left-- > 0) await ledger.chargeRequest(accountId, newId('req'), 1, 'Transcript', 'transcript');
     }),
   );
   const used = process.cpuUsage(cpu);
-  return (used.user + used.system) / n;
+  return {
+    cpu: (used.user + used.system) / n,
+    loopCpu: ((eventLoopThreadCpuMs() - loopCpu) * 1000) / n,
+    wall: ((performance.now() - start) * 1000) / n,
+  };
 }
 
 export async function benchLedger(): Promise<void> {
@@ -66,12 +80,14 @@ export async function benchLedger(): Promise<void> {
     for (const size of SIZES) {
       // The history up to this size, written by the same calls (not measured).
       if (size > written) await charges(ledger, accountId, size - written);
-      const us = await charges(ledger, accountId, perPoint);
+      const per = await charges(ledger, accountId, perPoint);
       written = size + perPoint;
-      if (size === 0) first = us;
-      last = us;
+      if (size === 0) first = per.cpu;
+      last = per.cpu;
+      const us = (v: number) => v.toFixed(1).padStart(6);
       console.log(
-        `${String(size).padStart(8)} entries before: ${us.toFixed(1).padStart(6)} µs CPU per charge`,
+        `${String(size).padStart(8)} entries before: ${us(per.cpu)} µs CPU per charge ` +
+          `(event-loop thread ${us(per.loopCpu)}), ${us(per.wall)} µs wall`,
       );
     }
     const ratio = last / first;

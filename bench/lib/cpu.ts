@@ -22,6 +22,14 @@ function procTicks(pid: string): number {
   }
 }
 
+/**
+ * CPU milliseconds of this process's main thread (the event loop) so far, at 10 ms resolution; its
+ * helper threads (a SQLite checkpointer, GC, the libuv pool) are left out. Linux only; 0 elsewhere.
+ */
+export function eventLoopThreadCpuMs(): number {
+  return procTicks(`${process.pid}/task/${process.pid}`) * TICK_MS;
+}
+
 function matching(test: (cmdline: string) => boolean): Map<string, number> {
   const out = new Map<string, number>();
   let pids: string[] = [];

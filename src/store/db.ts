@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrateToLatest } from './migrator.js';
 import type { Database } from './schema.js';
+import { BackgroundCheckpoints } from './sqlite-checkpoints.js';
 
 export type Dialect = 'sqlite' | 'pg';
 export type Db = Kysely<Database>;
@@ -61,13 +62,23 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Stor
     };
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const file = new SQLite(path.join(config.dataDir, 'unfurl.sqlite'));
+  const filePath = path.join(config.dataDir, 'unfurl.sqlite');
+  const file = new SQLite(filePath);
   file.pragma('journal_mode = WAL');
   file.pragma('synchronous = NORMAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
+  const checkpoints = new BackgroundCheckpoints(filePath, file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
-  return { db, workerDb: db, dialect: 'sqlite', close: () => db.destroy() };
+  return {
+    db,
+    workerDb: db,
+    dialect: 'sqlite',
+    close: async () => {
+      await checkpoints.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /**
