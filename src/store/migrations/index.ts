@@ -9,6 +9,7 @@ import * as m007 from './007-live-jobs-by-account.js';
 import * as m008 from './008-checkout-confirm-token.js';
 import * as m009 from './009-history-at-scale.js';
 import * as m010 from './010-job-cancel-requests.js';
+import * as m011 from './011-hold-entries-by-job.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '008-checkout-confirm-token': m008,
   '009-history-at-scale': m009,
   '010-job-cancel-requests': m010,
+  '011-hold-entries-by-job': m011,
 };
