@@ -40,5 +40,19 @@ export const ID_LENGTH = 25;
  * instead of one page per row scattered over the whole index, a cost that grew with the history.
  */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBase62(16)}`;
+  return `${prefix}_${timePart()}${randomBase62(16)}`;
+}
+
+// The time part is written once per millisecond: a number in base 36 is slow to write (V8 formats a
+// double digit by digit), and a busy process makes several ids every millisecond.
+let lastMs = -1;
+let lastTimePart = '';
+
+function timePart(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTimePart = now.toString(36).padStart(9, '0');
+  }
+  return lastTimePart;
 }

@@ -99,22 +99,23 @@ export class PaidAnswers {
         }
         if (charging.length === 0) continue;
       }
-      const values = charging.flatMap((i) => {
+      // One flat list of every entry's columns, pushed in place (flatMap builds an array per entry).
+      const values: unknown[] = [];
+      for (const i of charging) {
         const { amount, description, operation, requestId } = batch[i]!;
-        const reference = settledReference(requestId);
-        return [
+        values.push(
           newId('txn'),
           accountId,
           -amount,
           'settled',
           description.slice(0, 1000),
           requestId,
-          reference,
+          settledReference(requestId),
           0,
           createdAt,
           operation,
-        ];
-      });
+        );
+      }
       const inserted = new Set(
         (await insertEntries(charging.length).execute(tx, ...values)).map((row) => row.reference),
       );

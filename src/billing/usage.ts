@@ -77,7 +77,15 @@ export class CreditHistory {
     ]);
     const { rows: transactions, next } = pageOf(rows, q.limit);
     return {
-      transactions: transactions.map((t) => ({ ...t, operation: t.operation ?? '' })),
+      transactions: transactions.map((t) => ({
+        id: t.id,
+        amount: t.amount,
+        type: t.type,
+        description: t.description,
+        operation: t.operation ?? '',
+        job_id: t.job_id,
+        created_at: t.created_at,
+      })),
       total,
       next,
     };
@@ -138,7 +146,7 @@ export class CreditHistory {
 
     const buckets = new Map<number, Flows & { spentByOperation: Record<string, number> }>();
     for (let start = from; start < to; start += size) {
-      buckets.set(start, { ...zero(), spentByOperation: {} });
+      buckets.set(start, Object.assign(zero(), { spentByOperation: {} }));
     }
     const totals = zero();
     const operations = new Map<string, { operation: string; spent: number; held: number; entries: number }>();

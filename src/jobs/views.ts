@@ -48,8 +48,8 @@ function dataView(job: JobRow) {
 
 /** A transcript job: `{status, data, error}`, and `result` (the same as `data`) where the hosted API's SDKs read it. */
 function transcriptView(job: JobRow) {
-  const view = dataView(job);
-  return { ...view, result: view.data };
+  const { status, data, error } = dataView(job);
+  return { status, data, error, result: data };
 }
 
 /** The OCR shape: `pending` while queued, attempts, segments and their rendering. */

@@ -102,7 +102,8 @@ export class Transcripts {
   ): Promise<TranscriptOutcome> {
     const platform = this.deps.platforms.get(ref.platform);
     const cost = prices.syncRequest;
-    const charge = { ...caller, cost, description: 'Transcript', operation: 'transcript' };
+    const { accountId, requestId } = caller;
+    const charge = { accountId, requestId, cost, description: 'Transcript', operation: 'transcript' };
     const { cache, ttlMs } = this.deps.answers;
     const key = answerKey(ref, ask);
     const peek = async () => (ttlMs > 0 ? cache.get<Transcript>(key) : undefined);

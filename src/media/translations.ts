@@ -51,7 +51,13 @@ export class TranscriptTranslations {
     try {
       const cost = prices.syncRequest;
       const { result, remaining } = await charges.charge(
-        { ...caller, cost, description: 'Transcript translation', operation: 'translate' },
+        {
+          accountId: caller.accountId,
+          requestId: caller.requestId,
+          cost,
+          description: 'Transcript translation',
+          operation: 'translate',
+        },
         async () => shape(await youtube.translatedTranscript(videoId, ask.lang)),
       );
       return { transcript: result, by: 'platform', charged: cost, remaining };
@@ -65,7 +71,7 @@ export class TranscriptTranslations {
     const cost = prices.syncRequest + prices.translationPerModelCall * translationCalls(original.cues);
     const { result, remaining } = await charges.charge(
       {
-        ...caller,
+        accountId: caller.accountId,
         requestId: `${caller.requestId}_model`,
         cost,
         description: 'Transcript translation (model)',

@@ -52,7 +52,8 @@ async function charging<T>(
     accountId: principal(request).accountId,
     requestId: request.id,
     cost,
-    ...label,
+    description: label.description,
+    operation: label.operation,
   });
   sendCharged(reply, charged, remaining);
   return result;

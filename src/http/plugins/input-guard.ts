@@ -17,22 +17,39 @@ export interface InputProblem {
   reason: string;
 }
 
+/** A value met on the walk: its dotted path is written only for a problem (most inputs have none). */
+interface Visit {
+  value: unknown;
+  key: string;
+  parent: Visit | null;
+  depth: number;
+}
+
+const pathOf = (v: Visit | null): string => {
+  const keys: string[] = [];
+  for (let at = v; at?.parent; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.');
+};
+
 /** The first value of `input` no handler should see, or null. Pure. */
 export function findInputProblem(input: unknown): InputProblem | null {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [
-    { value: input, path: '', depth: 0 },
-  ];
+  const stack: Visit[] = [{ value: input, key: '', parent: null, depth: 0 }];
   while (stack.length > 0) {
-    const { value, path, depth } = stack.pop()!;
+    const visit = stack.pop()!;
+    const { value, depth } = visit;
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return { path, reason: 'must be a finite number' };
+      if (!Number.isFinite(value)) return { path: pathOf(visit), reason: 'must be a finite number' };
     } else if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { path, reason: 'must not contain NUL characters' };
+      if (value.includes('\u0000')) return { path: pathOf(visit), reason: 'must not contain NUL characters' };
     } else if (value !== null && typeof value === 'object') {
-      if (depth >= MAX_INPUT_DEPTH) return { path, reason: `nests deeper than ${MAX_INPUT_DEPTH} levels` };
-      for (const [key, child] of Object.entries(value)) {
-        if (key.includes('\u0000')) return { path, reason: 'must not contain NUL characters in names' };
-        stack.push({ value: child, path: path ? `${path}.${key}` : key, depth: depth + 1 });
+      if (depth >= MAX_INPUT_DEPTH) {
+        return { path: pathOf(visit), reason: `nests deeper than ${MAX_INPUT_DEPTH} levels` };
+      }
+      for (const key of Object.keys(value)) {
+        if (key.includes('\u0000')) {
+          return { path: pathOf(visit), reason: 'must not contain NUL characters in names' };
+        }
+        stack.push({ value: (value as Record<string, unknown>)[key], key, parent: visit, depth: depth + 1 });
       }
     }
   }

@@ -140,7 +140,7 @@ export const accountRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'usage'>>
     async (request) => {
       const q = request.query;
       const page = await usage.list(principal(request).accountId, q);
-      return { ...page, limit: q.limit, offset: q.offset };
+      return Object.assign(page, { limit: q.limit, offset: q.offset });
     },
   );
 

@@ -96,7 +96,7 @@ export const jobRoutes: RoutePlugin<Pick<HttpContext, 'jobs'>> = async (app, { j
     async (request) => {
       const { jobId } = request.params;
       const job = await jobs.service.getReadable(principal(request).accountId, jobId);
-      return { ...jobSummary(job), result: parseResult(job) };
+      return Object.assign(jobSummary(job), { result: parseResult(job) });
     },
   );
 
@@ -129,7 +129,7 @@ export const jobRoutes: RoutePlugin<Pick<HttpContext, 'jobs'>> = async (app, { j
           request.params.jobId,
         );
         reply.code(stopped ? 200 : 202);
-        return { ...jobSummary(job), result: parseResult(job) };
+        return Object.assign(jobSummary(job), { result: parseResult(job) });
       },
     });
   }

@@ -88,11 +88,14 @@ function oneVideoRef<K extends string>(
   query: Partial<Record<K, string>>,
   names: readonly [K, ...K[]],
 ): string {
-  const given = names.flatMap((name) => {
+  let first: { name: K; value: string } | undefined;
+  let second: { name: K; value: string } | undefined;
+  for (const name of names) {
     const value = query[name];
-    return typeof value === 'string' ? [{ name, value }] : [];
-  });
-  const [first, second] = given;
+    if (typeof value !== 'string') continue;
+    if (first) second ??= { name, value };
+    else first = { name, value };
+  }
   if (!first) {
     const others = names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : '';
     throw new AppError(

@@ -134,7 +134,7 @@ export class JobReads {
       .groupBy(['kind', 'status'])
       .execute();
     const count = <R extends { n: number | string }>(rows: R[]) =>
-      rows.map((r) => ({ ...r, n: Number(r.n) }));
+      rows.map((r) => Object.assign(r, { n: Number(r.n) }));
     return { byState, live: count(live) };
   }
 
