@@ -42,14 +42,11 @@ const round = () => {
   timer = setTimeout(round, checkpoint());
 };
 timer = setTimeout(round, workerData.everyMs);
+// No last checkpoint here: the serving connection, closed next, is the last one and checkpoints then.
 parentPort.on('message', () => {
   clearTimeout(timer);
-  try {
-    checkpoint();
-  } finally {
-    db.close();
-    parentPort.close();
-  }
+  db.close();
+  parentPort.close();
 });
 `;
 
@@ -82,7 +79,7 @@ export class BackgroundCheckpoints {
     });
   }
 
-  /** Runs a last checkpoint in the worker and lets it end; a worker that does not is terminated. */
+  /** Lets the worker end (a worker that does not is terminated); close the main connection after. */
   async stop(): Promise<void> {
     this.worker.postMessage('stop');
     const timer = setTimeout(() => void this.worker.terminate(), 5000);
