@@ -3,6 +3,8 @@
 // real cheap request pays for: bearer-key authentication (cached lookup), the per-key token bucket
 // (raised so it is measured, never hit), a database read, response-schema serialisation, request
 // ids and the metrics hook. Target (issue 19): Unfurl ≥ 60 % of bare Fastify's requests/s, embedded.
+// A row between them, the same app's GET /health, shows its floor: everything but the key, the token
+// buckets and the database read. Each row also gives the server's CPU time per request.
 // Env: BENCH_DATABASE_URL (also run on PostgreSQL: a scratch database is created on that server),
 // BENCH_REDIS_URL (with it, that run uses Redis for the rate limiter too), BENCH_ROUNDS (each side is
 // measured this many times, interleaved, and its best round kept — noise on a shared machine only
@@ -28,7 +30,10 @@ const TARGET = 0.6;
 interface Target {
   name: string;
   server: ChildServer;
+  path: string;
   headers: Record<string, string>;
+  /** A row that shows where the time goes rather than a goal: no target, no verdict. */
+  floor?: boolean;
   best: LoadResult | null;
 }
 
@@ -36,7 +41,7 @@ interface Target {
 async function startUnfurl(
   extraEnv: Record<string, string>,
   cleanups: Array<() => Promise<void>>,
-): Promise<Omit<Target, 'name' | 'best'>> {
+): Promise<Pick<Target, 'server' | 'headers'>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-bench-'));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const server = await startServer('unfurl', {
@@ -66,14 +71,26 @@ async function startUnfurl(
 async function startTargets(cleanups: Array<() => Promise<void>>): Promise<Target[]> {
   const bare = await startServer('bare');
   cleanups.push(() => bare.stop());
+  const embedded = await startUnfurl({}, cleanups);
   const targets: Target[] = [
     {
       name: 'bare Fastify, static JSON route',
       server: bare,
+      path: '/v1/account',
       headers: { authorization: 'Bearer uf_bench' },
       best: null,
     },
-    { name: 'Unfurl embedded (SQLite)', ...(await startUnfurl({}, cleanups)), best: null },
+    // The same app's public health check: its hooks, ids, headers and metrics without the key check,
+    // the token buckets and the database read. The gap between this row and the next is theirs.
+    {
+      name: 'Unfurl GET /health (no key, no DB)',
+      server: embedded.server,
+      path: '/health',
+      headers: {},
+      floor: true,
+      best: null,
+    },
+    { name: 'Unfurl embedded (SQLite)', ...embedded, path: '/v1/account', best: null },
   ];
   const pgUrl = process.env.BENCH_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL;
@@ -84,7 +101,7 @@ async function startTargets(cleanups: Array<() => Promise<void>>): Promise<Targe
     if (redisUrl)
       Object.assign(env, { REDIS_URL: redisUrl, UNFURL_QUEUE_PREFIX: `bench-${randomBase62(8)}` });
     const name = redisUrl ? 'Unfurl PostgreSQL + Redis' : 'Unfurl PostgreSQL';
-    targets.push({ name, ...(await startUnfurl(env, cleanups)), best: null });
+    targets.push({ name, ...(await startUnfurl(env, cleanups)), path: '/v1/account', best: null });
   }
   return targets;
 }
@@ -101,17 +118,22 @@ export async function benchAccount(): Promise<void> {
     const targets = await startTargets(cleanups);
     for (let round = 0; round < rounds; round++) {
       for (const t of targets) {
-        const r = await measure(`${t.server.address}/v1/account`, t.headers, settings);
+        const r = await measure(`${t.server.address}${t.path}`, t.headers, settings, t.server);
         if (!t.best || r.rps > t.best.rps) t.best = r;
       }
     }
     const [bare, ...unfurl] = targets as [Target, ...Target[]];
-    console.log(`${bare.name.padEnd(34)}${formatLoad(bare.best!)}   (baseline)`);
+    const cpu = (t: Target) => `${t.best!.cpuUsPerRequest!.toFixed(0).padStart(5)} µs CPU/req`;
+    console.log(`${bare.name.padEnd(36)}${formatLoad(bare.best!)}   ${cpu(bare)}   (baseline)`);
     for (const t of unfurl) {
       const ratio = t.best!.rps / bare.best!.rps;
+      const cpuRatio = bare.best!.cpuUsPerRequest! / t.best!.cpuUsPerRequest!;
+      const verdict = (r: number) =>
+        t.floor ? '' : ` (target ≥ ${TARGET * 100} %, ${r >= TARGET ? 'met' : 'MISSED'})`;
       console.log(
-        `${t.name.padEnd(34)}${formatLoad(t.best!)}   = ${(ratio * 100).toFixed(0)} % of bare Fastify ` +
-          `(target ≥ ${TARGET * 100} %${ratio < TARGET ? ', MISSED' : ''})`,
+        `${t.name.padEnd(36)}${formatLoad(t.best!)}   ${cpu(t)}   = ${(ratio * 100).toFixed(0)} % of bare ` +
+          `Fastify's rate${verdict(ratio)}, ${(cpuRatio * 100).toFixed(0)} % of its requests per CPU ` +
+          `second${verdict(cpuRatio)}`,
       );
     }
   } finally {

@@ -38,6 +38,8 @@ export interface LoadResult {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** The server's CPU time (user + system) per request, when `measure` was given the server. */
+  cpuUsPerRequest?: number;
 }
 
 export interface ChildServer {
@@ -117,24 +119,32 @@ export async function startChild(
   };
 }
 
-/** Warms up, then measures GET `url`; throws if any answer is not 2xx (the number would be meaningless). */
+/**
+ * Warms up, then measures GET `url`; throws if any answer is not 2xx (the number would be meaningless).
+ * Given the `server` (a child of bench/lib/server.ts), also its CPU time per request: a machine
+ * shared with other work skews that far less than the rate.
+ */
 export async function measure(
   url: string,
   headers: Record<string, string>,
   s: LoadSettings,
+  server?: ChildServer,
 ): Promise<LoadResult> {
   const base = { url, headers, connections: s.connections, pipelining: s.pipelining };
   await autocannon({ ...base, duration: s.warmupS });
-  const r = await autocannon({ ...base, duration: s.durationS });
+  const cpu = async () => (server ? (await server.ask<{ cpuUs: number }>('cpu')).cpuUs : 0);
+  const cpuBefore = await cpu();
+  const r = (await autocannon({ ...base, duration: s.durationS })) as Awaited<
+    ReturnType<typeof autocannon>
+  > & { requests: { sent: number } };
+  const cpuUs = (await cpu()) - cpuBefore;
   const bad = r.non2xx + r.errors + r.timeouts;
   if (bad > 0) {
     throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts under load`);
   }
-  return {
-    rps: r.requests.average,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-  };
+  const result: LoadResult = { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
+  if (server) result.cpuUsPerRequest = cpuUs / r.requests.sent;
+  return result;
 }
 
 export const formatLoad = (r: LoadResult) =>

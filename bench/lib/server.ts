@@ -43,5 +43,11 @@ async function stop() {
   process.exit(0);
 }
 process.on('message', (m) => m === 'stop' && void stop());
+// 'cpu': the CPU time (user + system, µs) this process has used, so the parent can tell a request's cost.
+process.on('message', (m) => {
+  if (m !== 'cpu') return;
+  const { user, system } = process.cpuUsage();
+  process.send!({ cpuUs: user + system });
+});
 process.on('disconnect', () => void stop());
 process.send!({ address });

@@ -22,27 +22,36 @@ export class Authenticator {
     private readonly cacheMs: number,
   ) {}
 
-  async authenticate(token: string): Promise<Principal | null> {
+  /**
+   * The key's principal, or null for an unknown, revoked or expired key: at once when this process
+   * looked the key up lately (no promise on the hot path), else once the database answers.
+   */
+  authenticate(token: string): Principal | null | Promise<Principal | null> {
     if (!token.startsWith(API_KEY_PREFIX) || token.length > 200) return null;
     const hash = hashToken(token);
     const now = Date.now();
-    let entry = this.cache.get(hash);
-    if (!entry || now - entry.cachedAt >= this.cacheMs) {
-      entry = await this.lookup(hash, now);
+    const entry = this.cache.get(hash);
+    if (entry && now - entry.cachedAt < this.cacheMs) return this.admit(entry, now);
+    return this.lookup(hash, now).then((found) => {
       if (this.cacheMs > 0) {
         if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
-        this.cache.set(hash, entry);
+        this.cache.set(hash, found);
       }
-    }
-    if (!entry.principal) return null;
-    if (entry.expiresAt !== null && entry.expiresAt <= now) return null;
-    this.touch(entry.principal.keyId, now);
-    return entry.principal;
+      return this.admit(found, now);
+    });
   }
 
   /** Drops a revoked key from this process's cache so it fails on the very next request. */
   forget(keyHash: string): void {
     this.cache.set(keyHash, { principal: null, expiresAt: null, cachedAt: Date.now() });
+  }
+
+  /** The principal of a known key still valid at `now` (its use recorded), else null. */
+  private admit(entry: CacheEntry, now: number): Principal | null {
+    if (!entry.principal) return null;
+    if (entry.expiresAt !== null && entry.expiresAt <= now) return null;
+    this.touch(entry.principal.keyId, now);
+    return entry.principal;
   }
 
   private async lookup(hash: string, now: number): Promise<CacheEntry> {

@@ -20,7 +20,8 @@ export interface BucketDecision {
 }
 
 export interface RateLimiter {
-  take(key: string): Promise<BucketDecision>;
+  /** The decision at once where the buckets live in this process; a promise where they live in Redis. */
+  take(key: string): BucketDecision | Promise<BucketDecision>;
   readonly policy: BucketPolicy;
 }
 
@@ -38,7 +39,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(readonly policy: BucketPolicy) {}
 
-  async take(key: string): Promise<BucketDecision> {
+  take(key: string): BucketDecision {
     const now = performance.now();
     const b = this.buckets.get(key) ?? { tokens: this.policy.burst, at: now };
     const tokens = Math.min(this.policy.burst, b.tokens + ((now - b.at) / 1000) * this.policy.rate);

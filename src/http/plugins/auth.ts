@@ -62,14 +62,25 @@ function callerToken(request: FastifyRequest): string | null {
   return fromBearer ?? fromHeader;
 }
 
+/** A limiter's RateLimit-Policy header: its policy never changes, so it is written once. */
+const policyHeaders = new WeakMap<RateLimiter, string>();
+
 function rateLimitHeaders(reply: FastifyReply, limiter: RateLimiter, d: BucketDecision) {
-  const window = Math.ceil(limiter.policy.burst / limiter.policy.rate);
-  reply.header('RateLimit-Policy', `"default";q=${limiter.policy.burst};w=${window}`);
+  let policy = policyHeaders.get(limiter);
+  if (policy === undefined) {
+    const window = Math.ceil(limiter.policy.burst / limiter.policy.rate);
+    policy = `"default";q=${limiter.policy.burst};w=${window}`;
+    policyHeaders.set(limiter, policy);
+  }
+  reply.header('RateLimit-Policy', policy);
   reply.header('RateLimit', `"default";r=${d.remaining};t=${Math.ceil(d.resetMs / 1000)}`);
 }
 
-async function limit(reply: FastifyReply, limiter: RateLimiter, key: string) {
-  decide(reply, limiter, await limiter.take(key));
+/** Takes a token from `key`'s bucket: at once for buckets in memory, a promise for Redis's. */
+function limit(reply: FastifyReply, limiter: RateLimiter, key: string): void | Promise<void> {
+  const decision = limiter.take(key);
+  if (decision instanceof Promise) return decision.then((d) => decide(reply, limiter, d));
+  decide(reply, limiter, decision);
 }
 
 /** Answers a bucket's decision: the RateLimit headers, and a 429 when it refused. */
@@ -87,16 +98,66 @@ function decide(reply: FastifyReply, limiter: RateLimiter, decision: BucketDecis
  * Takes a token from the key's bucket and one from its account's (both at once: one round trip when
  * they live in Redis). The tighter of the two answers decides and fills the headers.
  */
-async function limitCaller(reply: FastifyReply, services: AuthDeps, caller: Principal) {
-  const [byKey, byAccount] = await Promise.all([
-    services.rateLimiter.take(caller.keyId),
-    services.accountRateLimiter.take(caller.accountId),
-  ]);
+function limitCaller(reply: FastifyReply, services: AuthDeps, caller: Principal): void | Promise<void> {
+  const byKey = services.rateLimiter.take(caller.keyId);
+  const byAccount = services.accountRateLimiter.take(caller.accountId);
+  if (byKey instanceof Promise || byAccount instanceof Promise) {
+    return Promise.all([byKey, byAccount]).then(([k, a]) => decideTighter(reply, services, k, a));
+  }
+  decideTighter(reply, services, byKey, byAccount);
+}
+
+function decideTighter(
+  reply: FastifyReply,
+  services: AuthDeps,
+  byKey: BucketDecision,
+  byAccount: BucketDecision,
+) {
   if (!byAccount.allowed || (byKey.allowed && byAccount.remaining < byKey.remaining)) {
     decide(reply, services.accountRateLimiter, byAccount);
   } else {
     decide(reply, services.rateLimiter, byKey);
   }
+}
+
+/** Lets a caller in (its principal on the request, its buckets taken) or refuses it: 401, 429. */
+function letIn(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: AuthDeps,
+  token: string | null,
+  found: Principal | null,
+): void | Promise<void> {
+  if (!found) {
+    throw new AppError(
+      'unauthorized',
+      token
+        ? 'Invalid, revoked or expired API key'
+        : 'Missing API key: send Authorization: Bearer <key> (or x-api-key: <key>)',
+    );
+  }
+  request.principal = found;
+  return limitCaller(reply, services, found);
+}
+
+/**
+ * A callback-style hook around `work`, which answers at once or with a promise: a known key with
+ * buckets in memory passes without a promise or a turn of the microtask queue.
+ */
+function hook(
+  work: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>,
+): onRequestHookHandler {
+  return (request, reply, done) => {
+    let pending: void | Promise<void>;
+    try {
+      pending = work(request, reply);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (pending) pending.then(() => done(), done);
+    else done();
+  };
 }
 
 export function registerAuth(app: FastifyInstance, services: AuthDeps, routeTable: RouteEntry[]) {
@@ -113,25 +174,17 @@ export function registerAuth(app: FastifyInstance, services: AuthDeps, routeTabl
     const own = Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [];
     const hooks: onRequestHookHandler[] = [];
     if (route.config?.ipLimited) {
-      hooks.push(async (request: FastifyRequest, reply: FastifyReply) => {
-        await limit(reply, services.authRateLimiter, request.ip);
-      });
+      hooks.push(hook((request, reply) => limit(reply, services.authRateLimiter, request.ip)));
     }
     if (!isPublic) {
-      hooks.push(async (request: FastifyRequest, reply: FastifyReply) => {
-        const token = callerToken(request);
-        const found = token ? await services.authenticator.authenticate(token) : null;
-        if (!found) {
-          throw new AppError(
-            'unauthorized',
-            token
-              ? 'Invalid, revoked or expired API key'
-              : 'Missing API key: send Authorization: Bearer <key> (or x-api-key: <key>)',
-          );
-        }
-        request.principal = found;
-        await limitCaller(reply, services, found);
-      });
+      hooks.push(
+        hook((request, reply) => {
+          const token = callerToken(request);
+          const found = token ? services.authenticator.authenticate(token) : null;
+          if (found instanceof Promise) return found.then((p) => letIn(request, reply, services, token, p));
+          return letIn(request, reply, services, token, found);
+        }),
+      );
     }
     route.onRequest = [...hooks, ...own];
   });
