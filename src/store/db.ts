@@ -8,6 +8,8 @@ import type { Config } from '../config.js';
 import { migrateToLatest } from './migrator.js';
 import type { Database } from './schema.js';
 import { BackgroundCheckpoints } from './sqlite-checkpoints.js';
+import { attachReads, SqliteReads } from './sqlite-reads.js';
+import { cachedStatements } from './sqlite-statements.js';
 
 export type Dialect = 'sqlite' | 'pg';
 export type Db = Kysely<Database>;
@@ -69,34 +71,18 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Stor
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   const checkpoints = new BackgroundCheckpoints(filePath, file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
+  const database: SqliteDatabase = { close: () => file.close(), prepare: cachedStatements(file) };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const reads = new SqliteReads(filePath);
+  attachReads(db, reads);
   return {
     db,
     workerDb: db,
     dialect: 'sqlite',
     close: async () => {
       await checkpoints.stop();
+      reads.close();
       await db.destroy();
-    },
-  };
-}
-
-/**
- * Kysely prepares every query anew; preparing is a large part of a simple query's cost in SQLite.
- * Our queries come from a fixed set of builders, so their SQL texts repeat and can be reused.
- */
-function withStatementCache(file: SQLite.Database, max = 500): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    close: () => file.close(),
-    prepare(sql: string) {
-      let stmt = cache.get(sql);
-      if (!stmt) {
-        stmt = file.prepare(sql);
-        if (cache.size >= max) cache.delete(cache.keys().next().value!);
-        cache.set(sql, stmt);
-      }
-      return stmt;
     },
   };
 }

@@ -1,9 +1,11 @@
 // A query of the hot paths built and compiled once per database, then run with new values. Kysely
 // builds and compiles every query anew (immutable nodes, a visitor walk, frozen objects): for a read
-// by primary key that costs more CPU than SQLite's own work. The query still runs through Kysely's
-// executor, so its connection handling (SQLite's one-connection mutex, transactions) is unchanged.
-import { type Compilable, CompiledQuery } from 'kysely';
+// by primary key that costs more CPU than SQLite's own work. The query runs through Kysely's executor
+// (its connection lock, transactions), except a select outside a transaction on embedded SQLite,
+// which its reads connection answers at once (sqlite-reads.ts).
+import { type Compilable, CompiledQuery, SelectQueryNode } from 'kysely';
 import type { Db, Tx } from './db.js';
+import { readsOf } from './sqlite-reads.js';
 
 interface Compiled {
   sql: string;
@@ -11,6 +13,8 @@ interface Compiled {
   parameters: readonly unknown[];
   /** For each parameter: which argument goes there, or -1 for a constant of the query. */
   argumentAt: readonly number[];
+  /** A select: outside a transaction, embedded SQLite runs it on its reads connection (sqlite-reads.ts). */
+  select: boolean;
 }
 
 const marker = (i: number) => `\u0000prepared-argument-${i}\u0000`;
@@ -35,6 +39,8 @@ export class PreparedQuery<Row, Args extends readonly unknown[]> {
     }
     const c = this.compiled.get(db.getExecutor().adapter) ?? this.compile(db);
     const parameters = c.argumentAt.map((a, i) => (a < 0 ? c.parameters[i] : args[a]));
+    const reads = c.select ? readsOf(db) : undefined;
+    if (reads) return reads.all<Row>(c.sql, parameters);
     return (await db.executeQuery<Row>(CompiledQuery.raw(c.sql, parameters))).rows;
   }
 
@@ -52,7 +58,12 @@ export class PreparedQuery<Row, Args extends readonly unknown[]> {
     if (markers.some((m) => query.sql.includes(m))) {
       throw new Error('prepared query: an argument was written into the SQL text');
     }
-    const compiled = { sql: query.sql, parameters: query.parameters, argumentAt };
+    const compiled = {
+      sql: query.sql,
+      parameters: query.parameters,
+      argumentAt,
+      select: SelectQueryNode.is(query.query),
+    };
     this.compiled.set(db.getExecutor().adapter, compiled);
     return compiled;
   }

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, Dialect, Tx } from '../../store/db.js';
 import { decodeCursor, pageOf } from '../../store/keyset.js';
+import { PreparedQuery } from '../../store/prepared.js';
 import type { JobRow, JobStatus } from '../../store/schema.js';
 
 export interface JobListQuery {
@@ -37,6 +38,11 @@ const inputUrl = (dialect: Dialect) =>
     ? sql<unknown>`(input::jsonb ->> 'url')`.as('input_url')
     : sql<unknown>`json_extract(input, '$.url')`.as('input_url');
 
+/** A job by id and owner: what every poll of a job's status reads. */
+const jobOfAccount = new PreparedQuery(2, (db, jobId, accountId) =>
+  db.selectFrom('jobs').selectAll().where('id', '=', jobId!).where('account_id', '=', accountId!),
+);
+
 export class JobReads {
   constructor(
     private readonly db: Db,
@@ -48,14 +54,9 @@ export class JobReads {
   }
 
   /** A job of this account, optionally of given kinds; anything else is "not found". */
-  getForAccount(accountId: string, jobId: string, kinds?: readonly string[]) {
-    let q = this.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('id', '=', jobId)
-      .where('account_id', '=', accountId);
-    if (kinds) q = q.where('kind', 'in', kinds);
-    return q.executeTakeFirst();
+  async getForAccount(accountId: string, jobId: string, kinds?: readonly string[]) {
+    const job = await jobOfAccount.executeTakeFirst(this.db, jobId, accountId);
+    return job && (!kinds || kinds.includes(job.kind)) ? job : undefined;
   }
 
   /**
