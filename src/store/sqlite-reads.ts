@@ -4,7 +4,6 @@
 // the microtask queue), and costs a chain of promises more than SQLite's own work. WAL lets this
 // connection read the last commit while the other writes; it never writes (query_only).
 import SQLite from 'better-sqlite3';
-import type { Db, Tx } from './db.js';
 import { cachedStatements } from './sqlite-statements.js';
 
 export class SqliteReads {
@@ -28,14 +27,15 @@ export class SqliteReads {
   }
 }
 
-const readsByDb = new WeakMap<Db | Tx, SqliteReads>();
+// Keyed by the Kysely instance (db.ts imports this file, so its types are not named here).
+const readsByDb = new WeakMap<object, SqliteReads>();
 
 /** Makes `reads` serve the plain reads of `db` (not those of its transactions, which are other objects). */
-export function attachReads(db: Db, reads: SqliteReads): void {
+export function attachReads(db: object, reads: SqliteReads): void {
   readsByDb.set(db, reads);
 }
 
 /** The connection that serves `db`'s plain reads, if it has one. */
-export function readsOf(db: Db | Tx): SqliteReads | undefined {
+export function readsOf(db: object): SqliteReads | undefined {
   return readsByDb.get(db);
 }
