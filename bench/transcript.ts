@@ -42,6 +42,7 @@ import {
   type LoadResult,
   type LoadSettings,
   loadSettings,
+  serverCpuUs,
   startChild as startBenchChild,
 } from './lib/http.js';
 import { benchId } from './lib/transcript-server.js';
@@ -110,12 +111,11 @@ export async function measure(side: Side, s: LoadSettings, replay: Child): Promi
   const base = { ...side.options, connections: s.connections, pipelining: s.pipelining };
   await autocannon({ ...base, duration: s.warmupS });
   const before = await settledCounts(replay);
-  const cpu = async () => (side.server ? (await side.server.ask<{ cpuUs: number }>('cpu')).cpuUs : 0);
-  const cpuBefore = await cpu();
+  const cpuBefore = await serverCpuUs(side.server);
   const r = (await autocannon({ ...base, duration: s.durationS })) as Awaited<
     ReturnType<typeof autocannon>
   > & { requests: { sent: number } };
-  const cpuUs = (await cpu()) - cpuBefore;
+  const cpuUs = (await serverCpuUs(side.server)) - cpuBefore;
   const after = await settledCounts(replay);
   const bad = r.non2xx + r.errors + r.timeouts;
   if (bad > 0) {

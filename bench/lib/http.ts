@@ -119,6 +119,20 @@ export async function startChild(
   };
 }
 
+/** A bench child's side of `serverCpuUs`: answers the message 'cpu' with `{ cpuUs }`, its CPU time so far. */
+export function answerCpuQuestions(): void {
+  process.on('message', (m) => {
+    if (m !== 'cpu') return;
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuUs: user + system });
+  });
+}
+
+/** The CPU time (user + system, µs) a bench child has used so far; 0 without one. */
+export async function serverCpuUs(server?: Pick<ChildServer, 'ask'>): Promise<number> {
+  return server ? (await server.ask<{ cpuUs: number }>('cpu')).cpuUs : 0;
+}
+
 /**
  * Warms up, then measures GET `url`; throws if any answer is not 2xx (the number would be meaningless).
  * Given the `server` (a child of bench/lib/server.ts), also its CPU time per request: a machine
@@ -132,12 +146,11 @@ export async function measure(
 ): Promise<LoadResult> {
   const base = { url, headers, connections: s.connections, pipelining: s.pipelining };
   await autocannon({ ...base, duration: s.warmupS });
-  const cpu = async () => (server ? (await server.ask<{ cpuUs: number }>('cpu')).cpuUs : 0);
-  const cpuBefore = await cpu();
+  const cpuBefore = await serverCpuUs(server);
   const r = (await autocannon({ ...base, duration: s.durationS })) as Awaited<
     ReturnType<typeof autocannon>
   > & { requests: { sent: number } };
-  const cpuUs = (await cpu()) - cpuBefore;
+  const cpuUs = (await serverCpuUs(server)) - cpuBefore;
   const bad = r.non2xx + r.errors + r.timeouts;
   if (bad > 0) {
     throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts under load`);

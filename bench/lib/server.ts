@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { createServices, type Services } from '../../src/services.js';
+import { answerCpuQuestions } from './http.js';
 
 export type ServerKind = 'bare' | 'unfurl';
 
@@ -43,11 +44,6 @@ async function stop() {
   process.exit(0);
 }
 process.on('message', (m) => m === 'stop' && void stop());
-// 'cpu': the CPU time (user + system, µs) this process has used, so the parent can tell a request's cost.
-process.on('message', (m) => {
-  if (m !== 'cpu') return;
-  const { user, system } = process.cpuUsage();
-  process.send!({ cpuUs: user + system });
-});
+answerCpuQuestions();
 process.on('disconnect', () => void stop());
 process.send!({ address });

@@ -19,6 +19,7 @@
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { CAPTURES, startYouTubeReplay } from '../../test/support/youtube-replay.js';
+import { answerCpuQuestions } from './http.js';
 import { startUnfurlApp } from './unfurl-app.js';
 
 /** The i-th made-up video id (11 characters, as the platform's are). */
@@ -74,11 +75,7 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(0);
   };
   process.on('message', (m) => m === 'stop' && void stop());
-  process.on('message', (m) => {
-    if (m !== 'cpu') return;
-    const { user, system } = process.cpuUsage();
-    process.send!({ cpuUs: user + system });
-  });
+  answerCpuQuestions();
   process.on('disconnect', () => void stop());
   const { close: _close, ...hello } = server;
   process.send!({ ...hello });
