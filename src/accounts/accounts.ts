@@ -54,6 +54,16 @@ export function checkPassword(password: string): void {
 }
 
 /** GET /v1/account's read, on every call of the cheapest authenticated request. */
+/** The account's password hash as `tx` sees it (after its row lock: the last committed one). */
+async function passwordHashOf(tx: Tx, accountId: string): Promise<string | undefined> {
+  const row = await tx
+    .selectFrom('accounts')
+    .select('password_hash')
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return row?.password_hash;
+}
+
 const accountById = new PreparedQuery(1, (db, id) =>
   db
     .selectFrom('accounts')
@@ -114,7 +124,13 @@ export class Accounts {
     return { accountId, email, apiKey: secret, keyId, credits: FREE_CREDITS_AT_REGISTRATION };
   }
 
-  /** Checks e-mail and password and issues a 24-hour session token. Same answer for both failures. */
+  /**
+   * Checks e-mail and password and issues a 24-hour session token. Same answer for both failures.
+   * The session is inserted holding the account row's lock, and only if the password is still the
+   * one checked: a login that began before a password change ends either before the change (whose
+   * transaction then sees and ends its session) or after it (and fails), never with a live session
+   * made with the old password.
+   */
   async login(rawEmail: string, password: string) {
     const email = normaliseEmail(rawEmail);
     const account = await this.db
@@ -127,21 +143,27 @@ export class Accounts {
     const token = newSecret(SESSION_PREFIX);
     const now = Date.now();
     const expiresAt = now + this.sessionTtlMs;
-    await this.db
-      .insertInto('api_keys')
-      .values({
-        id: newId('sess'),
-        account_id: account.id,
-        name: 'session',
-        prefix: displayPrefix(token),
-        key_hash: hashToken(token),
-        kind: 'session',
-        created_at: now,
-        last_used_at: null,
-        revoked_at: null,
-        expires_at: expiresAt,
-      })
-      .execute();
+    await this.db.transaction().execute(async (tx) => {
+      await lockAccountRow(tx, account.id);
+      if ((await passwordHashOf(tx, account.id)) !== account.password_hash) {
+        throw new AppError('unauthorized', 'Invalid e-mail or password');
+      }
+      await tx
+        .insertInto('api_keys')
+        .values({
+          id: newId('sess'),
+          account_id: account.id,
+          name: 'session',
+          prefix: displayPrefix(token),
+          key_hash: hashToken(token),
+          kind: 'session',
+          created_at: now,
+          last_used_at: null,
+          revoked_at: null,
+          expires_at: expiresAt,
+        })
+        .execute();
+    });
     return { accountId: account.id, email: account.email, token, expiresAt };
   }
 
@@ -299,10 +321,18 @@ export class Accounts {
 
   /**
    * Changes the password after checking the current one, and ends every other login session (one
-   * made with the old password may be someone else's). API keys stay: they are revoked one by one.
-   * Answers the hashes of the sessions ended, for the caller to make its authenticator forget them.
+   * made with the old password may be someone else's). API keys stay unless `revokeApiKeys` asks to
+   * end them all (the caller's own included): a key is not tied to the password that made it.
+   * The change applies only if the password is still the one checked (two changes racing: one
+   * wins, the other is a 409). Answers the hashes of the sessions and keys ended, for the caller to
+   * make its authenticator forget them.
    */
-  async changePassword(caller: Principal, currentPassword: string, newPassword: string) {
+  async changePassword(
+    caller: Principal,
+    currentPassword: string,
+    newPassword: string,
+    options: { revokeApiKeys?: boolean } = {},
+  ) {
     const account = await this.db
       .selectFrom('accounts')
       .select(['id', 'password_hash'])
@@ -318,6 +348,11 @@ export class Accounts {
     const passwordHash = await hashPassword(newPassword);
     const now = Date.now();
     return this.db.transaction().execute(async (tx) => {
+      // The row's lock first: a login checking the old password waits for this change, then fails.
+      await lockAccountRow(tx, account.id);
+      if ((await passwordHashOf(tx, account.id)) !== account.password_hash) {
+        throw new AppError('conflict', 'The password was changed meanwhile; log in again with the new one');
+      }
       await tx
         .updateTable('accounts')
         .set({ password_hash: passwordHash })
@@ -325,9 +360,9 @@ export class Accounts {
         .execute();
       let others = tx
         .selectFrom('api_keys')
-        .select(['id', 'key_hash'])
+        .select(['id', 'key_hash', 'kind'])
         .where('account_id', '=', account.id)
-        .where('kind', '=', 'session')
+        .where('kind', 'in', options.revokeApiKeys ? ['session', 'api'] : ['session'])
         .where('revoked_at', 'is', null);
       if (caller.kind === 'session') others = others.where('id', '!=', caller.keyId);
       const ended = await others.execute();
@@ -342,7 +377,12 @@ export class Accounts {
           )
           .execute();
       }
-      return { changed: true as const, sessionsEnded: ended.length, keyHashes: ended.map((r) => r.key_hash) };
+      return {
+        changed: true as const,
+        sessionsEnded: ended.filter((r) => r.kind === 'session').length,
+        apiKeysRevoked: ended.filter((r) => r.kind === 'api').length,
+        keyHashes: ended.map((r) => r.key_hash),
+      };
     });
   }
 

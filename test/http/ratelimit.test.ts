@@ -233,6 +233,69 @@ describe('per-IP limit on register and login', () => {
   });
 });
 
+describe('password change: attempts limited per address and per account, as login', () => {
+  const PER_MINUTE = 3;
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ UNFURL_AUTH_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE) });
+  });
+  afterAll(async () => closeTestApp(t));
+
+  // Each from an address of its own: registering is limited per address too.
+  const register = async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/register',
+      remoteAddress: randomIp(),
+      payload: { email: uniqueEmail(), password: PASSWORD },
+    });
+    return res.json() as { apiKey: string };
+  };
+  const guess = (ip: string, key: string, currentPassword: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/password',
+      remoteAddress: ip,
+      headers: { authorization: `Bearer ${key}` },
+      payload: { currentPassword, newPassword: 'a much better passphrase' },
+    });
+  const newKey = async (key: string) =>
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/keys/create',
+        remoteAddress: randomIp(),
+        headers: { authorization: `Bearer ${key}` },
+        payload: { name: 'second' },
+      })
+    ).json().key as string;
+
+  it(`the ${PER_MINUTE + 1}th guess from one address is a 429; other addresses and keys of the account too`, async () => {
+    const { apiKey } = await register();
+    const ip = randomIp();
+    for (let i = 0; i < PER_MINUTE; i++) {
+      expect((await guess(ip, apiKey, `wrong guess ${i}`)).statusCode).toBe(403);
+    }
+    expectRateLimited(await guess(ip, apiKey, 'wrong guess again'), PER_MINUTE);
+    // Per account: another address with another key of the same account is refused before any check,
+    // even with the right password.
+    expectRateLimited(await guess(randomIp(), await newKey(apiKey), PASSWORD), PER_MINUTE);
+    // Another account, from its own address, is not affected.
+    const other = await register();
+    expect((await guess(randomIp(), other.apiKey, PASSWORD)).statusCode).toBe(200);
+  });
+
+  it('per address: fresh accounts guessing from one address are cut at the limit', async () => {
+    const ip = randomIp();
+    const codes: number[] = [];
+    for (let i = 0; i <= PER_MINUTE; i++) {
+      const { apiKey } = await register();
+      codes.push((await guess(ip, apiKey, 'wrong guess')).statusCode);
+    }
+    expect(codes).toEqual([...Array(PER_MINUTE).fill(403), 429]);
+  });
+});
+
 describe('two app instances on the same database (and Redis, when configured)', () => {
   let t: TestApp;
   let sibling: TestApp;

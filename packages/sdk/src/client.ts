@@ -145,12 +145,24 @@ export class Unfurl {
     /** The account's live sessions, never their tokens. */
     sessions: async (options?: RequestOptions) =>
       (await this.call<{ sessions: SessionSummary[] }>('listSessions', { options })).sessions,
-    /** Changes the password (the current one is checked); every other login session ends. */
-    changePassword: (currentPassword: string, newPassword: string, options?: RequestOptions) =>
-      this.call<{ changed: boolean; sessionsEnded: number }>('changePassword', {
-        body: { currentPassword, newPassword },
-        options,
-      }),
+    /**
+     * Changes the password (the current one is checked); every other login session ends, and every
+     * API key too with `{ revokeApiKeys: true }`.
+     */
+    changePassword: (
+      currentPassword: string,
+      newPassword: string,
+      options?: RequestOptions & { revokeApiKeys?: boolean },
+    ) => {
+      const { revokeApiKeys, ...rest } = options ?? {};
+      return this.call<{ changed: boolean; sessionsEnded: number; apiKeysRevoked: number }>(
+        'changePassword',
+        {
+          body: { currentPassword, newPassword, ...(revokeApiKeys !== undefined && { revokeApiKeys }) },
+          options: rest,
+        },
+      );
+    },
     /** Ends one of the account's sessions. */
     revokeSession: (sessionId: string, options?: RequestOptions) =>
       this.call<RevokedSession>('revokeSession', { params: { session_id: sessionId }, options }),

@@ -20,8 +20,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Reachable without a bearer token. */
     public?: boolean;
-    /** Rate-limited per client IP (register, login). */
-    ipLimited?: boolean;
+    /**
+     * Password attempts (register, login, password change): limited per client IP before anything
+     * else and, on an authenticated route, per account too, out of the same per-minute policy.
+     */
+    attemptLimited?: boolean;
   }
 }
 
@@ -173,7 +176,7 @@ export function registerAuth(app: FastifyInstance, services: AuthDeps, routeTabl
     // array: the route's own one is shared with the HEAD twin of a GET route (which comes through here too).
     const own = Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : [];
     const hooks: onRequestHookHandler[] = [];
-    if (route.config?.ipLimited) {
+    if (route.config?.attemptLimited) {
       hooks.push(hook((request, reply) => limit(reply, services.authRateLimiter, request.ip)));
     }
     if (!isPublic) {
@@ -185,6 +188,14 @@ export function registerAuth(app: FastifyInstance, services: AuthDeps, routeTabl
           return letIn(request, reply, services, token, found);
         }),
       );
+      if (route.config?.attemptLimited) {
+        // Addresses are many to an attacker; the account whose password is guessed is one.
+        hooks.push(
+          hook((request, reply) =>
+            limit(reply, services.authRateLimiter, `account:${principal(request).accountId}`),
+          ),
+        );
+      }
     }
     route.onRequest = [...hooks, ...own];
   });

@@ -40,7 +40,7 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
   app.post(
     '/v1/auth/register',
     {
-      config: { public: true, ipLimited: true },
+      config: { public: true, attemptLimited: true },
       schema: {
         tags: ['Accounts'],
         summary: 'Create an account: answers the first API key and 100 free credits',
@@ -67,7 +67,7 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
   app.post(
     '/v1/auth/login',
     {
-      config: { public: true, ipLimited: true },
+      config: { public: true, attemptLimited: true },
       schema: {
         tags: ['Accounts'],
         summary: 'Log in: answers a session token usable as Bearer for 24 hours (extension)',
@@ -111,11 +111,15 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
   app.post(
     '/v1/auth/password',
     {
+      // A wrong current password is a guess: limited per address and per account, as login is.
+      config: { attemptLimited: true },
       schema: {
         tags: ['Accounts'],
         summary: 'Change the password; every other login session ends (extension)',
         description:
-          'Needs the current password (a wrong one is a 403). API keys keep working; the session making the request stays.',
+          'Needs the current password (a wrong one is a 403). Every other login session ends; the session making the ' +
+          'request stays. API keys keep working unless `revokeApiKeys` is true: then every API key of the account ends, ' +
+          'the one making the request included. Attempts are limited per client address and per account, as login is (429).',
         body: Type.Object(
           {
             currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
@@ -124,6 +128,9 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
               maxLength: 1024,
               description: 'At least 8 characters, not only spaces, not one of the most common passwords',
             }),
+            revokeApiKeys: Type.Optional(
+              Type.Boolean({ description: 'Also revoke every API key of the account (default false)' }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -131,17 +138,19 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
           200: Type.Object({
             changed: Type.Boolean(),
             sessionsEnded: Type.Integer({ description: 'Other login sessions ended' }),
+            apiKeysRevoked: Type.Integer({ description: 'API keys revoked (0 unless revokeApiKeys)' }),
           }),
-          ...errorResponses(400, 401, 403, 429),
+          ...errorResponses(400, 401, 403, 409, 429),
         },
       },
     },
     async (request) => {
-      const { currentPassword, newPassword } = request.body;
+      const { currentPassword, newPassword, revokeApiKeys } = request.body;
       const { keyHashes, ...answer } = await accounts.changePassword(
         principal(request),
         currentPassword,
         newPassword,
+        { revokeApiKeys },
       );
       for (const hash of keyHashes) authenticator.forget(hash);
       return answer;
