@@ -11,6 +11,7 @@ import { type RouteEntry, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input-guard.js';
 import { LoadShedder } from './plugins/load-shedding.js';
+import { registerPageHeaders } from './plugins/page-headers.js';
 import { registerQueryGuard } from './plugins/query-guard.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
@@ -107,6 +108,7 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   );
   registerInputGuard(app);
   registerQueryGuard(app);
+  registerPageHeaders(app);
   registerRequestObservability(app);
 
   await app.register(swagger, {

@@ -13,20 +13,24 @@ export function encodeCursor(p: Position): string {
   return Buffer.from(`${p.createdAt}.${p.id}`, 'utf8').toString('base64url');
 }
 
-/** Reads a cursor from a request; a 400 naming `parameter` when it is not one of ours. */
+// Exactly what encodeCursor writes: a time in plain decimal digits, a dot, an id.
+const CURSOR_TEXT = /^(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]{1,64})$/;
+
+/**
+ * Reads a cursor from a request; a 400 naming `parameter` when it is not one of ours. Only the form
+ * encodeCursor writes is taken: no `1e3` or `0x10` times, no other spelling of the same bytes.
+ */
 export function decodeCursor(cursor: string, parameter = 'cursor'): Position {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const dot = text.indexOf('.');
-  const createdAt = Number(text.slice(0, dot));
-  const id = text.slice(dot + 1);
-  if (dot <= 0 || !Number.isSafeInteger(createdAt) || createdAt < 0 || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
+  const match = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const position = match ? { createdAt: Number(match[1]), id: match[2]! } : null;
+  if (!position || !Number.isSafeInteger(position.createdAt) || encodeCursor(position) !== cursor) {
     throw new AppError(
       'invalid_request',
       `Invalid parameter '${parameter}': not a cursor from a previous page's \`next\``,
       parameter,
     );
   }
-  return { createdAt, id };
+  return position;
 }
 
 /**

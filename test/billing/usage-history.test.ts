@@ -77,6 +77,12 @@ describe('GET /v1/account/usage by cursor', () => {
     ['cursor=%E2%9C%93', 'cursor'],
     [`cursor=${'A'.repeat(201)}`, 'cursor'],
     [`cursor=${Buffer.from('12.x; drop table').toString('base64url')}`, 'cursor'],
+    // Only the form we write: numbers spelt otherwise, and other encodings of the same bytes, are not ours.
+    [`cursor=${Buffer.from('1e3.txn_abc').toString('base64url')}`, 'cursor'],
+    [`cursor=${Buffer.from('0x10.txn_abc').toString('base64url')}`, 'cursor'],
+    [`cursor=${Buffer.from('0012.txn_abc').toString('base64url')}`, 'cursor'],
+    [`cursor=${Buffer.from(' 12.txn_abc').toString('base64url')}`, 'cursor'],
+    [`cursor=${Buffer.from('12.txn_abc').toString('base64')}`, 'cursor'],
   ])('%s → 400 naming %s', async (query, param) => {
     const { apiKey } = await t.register();
     for (const path of ['/v1/account/usage', '/v1/jobs']) {

@@ -1,7 +1,7 @@
 // Hostile values over the live route table: for every operation of /openapi.json, every integer or
 // number parameter is sent as Infinity, -Infinity, 1e309 and NaN, every string parameter with a NUL
-// character, and every body object nested thousands of levels deep — each in an otherwise valid
-// request. Each must be a 400 invalid_request that names the parameter, never a 500. A new route is
+// character, every body object nested thousands of levels deep, and a body sent to an operation that
+// takes none — each in an otherwise valid request. Each must be a 400 invalid_request that names the parameter, never a 500. A new route is
 // covered as soon as it is declared; the test also checks that every /v1 route is declared (or an
 // alias of one), so none escapes the table.
 import type { InjectOptions } from 'fastify';
@@ -114,8 +114,8 @@ function build(
     encodeURIComponent(change.path?.[name] ?? (name.toLowerCase().includes('job') ? 'job_abc' : 'key_abc')),
   );
   const request: InjectOptions = { method: op.method as InjectOptions['method'], url, query };
-  if (op.body) {
-    request.payload = change.body ?? JSON.stringify(sampleObject(op.body));
+  if (op.body || change.body !== undefined) {
+    request.payload = change.body ?? JSON.stringify(sampleObject(op.body!));
     request.headers = { 'content-type': 'application/json' };
   }
   return request;
@@ -142,6 +142,14 @@ function cases(op: Operation): Case[] {
         request: build(op, { [where]: { [p.name]: NUL } }),
       });
     }
+  }
+  if (!op.body && op.path.startsWith('/v1/')) {
+    // A body where an API operation takes none is refused, not ignored (probes outside /v1 ignore it).
+    out.push({
+      name: `${label} with an unexpected body`,
+      param: 'body',
+      request: build(op, { body: '{"unexpected":true}' }),
+    });
   }
   if (op.body) {
     const base = sampleObject(op.body);

@@ -226,6 +226,40 @@ describe('authentication on every non-public route', () => {
   });
 });
 
+describe('pages', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => closeTestApp(t));
+
+  it('every page any GET route serves, with a key or without, refuses to be framed by another site', async () => {
+    const { apiKey } = await t.register();
+    const pages: string[] = [];
+    const checkout = await t.call(apiKey, {
+      method: 'POST',
+      url: '/v1/credits/purchase',
+      payload: { package_id: 'credits_500' },
+    });
+    const ids = { id: checkout.json().id as string, file: 'index.html' };
+    const urls = t.app.routeTable.filter((r) => r.method === 'GET').map((r) => fillPath(r.url, ids));
+    for (const url of urls) {
+      for (const key of [null, apiKey]) {
+        const res = await t.call(key, { method: 'GET', url });
+        if (!String(res.headers['content-type'] ?? '').startsWith('text/html')) continue;
+        pages.push(url);
+        expect(res.headers['x-frame-options'], url).toBe('DENY');
+        expect(String(res.headers['content-security-policy']), url).toContain("frame-ancestors 'none'");
+        expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      }
+    }
+    // The pages we know of were among them: the dashboard, the docs, the reference, the checkout page.
+    for (const url of ['/', '/docs', '/docs/reference', `/v1/credits/checkout/${ids.id}`]) {
+      expect(pages, url).toContain(url);
+    }
+  });
+});
+
 describe('object-level authorisation between accounts', () => {
   let t: TestApp;
   let a: { email: string; accountId: string; apiKey: string; keyId: string };
