@@ -1,11 +1,12 @@
 // Charging synchronous requests: the price is held before any upstream work (402 when the balance
 // does not cover it), then settled when the work succeeds or released when it fails. Holding first
 // is what bounds work by the balance: of N concurrent requests on a balance of B, at most B get past
-// the hold, so at most B do the paid work; a failed request costs nothing. An answer already at hand
-// (a cache hit) has no work to bound: its price is charged at once, in a transaction it shares with
-// the other hits of the moment (Ledger.chargeRequest), with the same 402. Requests that create jobs
-// hold the same way for the upstream work that sizes the job (locating media, following short
-// links): it runs under a hold of one request's price, always given back.
+// the hold, so at most B do the paid work; a failed request costs nothing, unless its work spent the
+// operator's money as it went (model calls, `chargeSpent`): then what it spent is settled. An answer
+// already at hand (a cache hit) has no work to bound: its price is charged at once, in a transaction
+// it shares with the other hits of the moment (Ledger.chargeRequest), with the same 402. Requests
+// that create jobs hold the same way for the upstream work that sizes the job (locating media,
+// following short links): it runs under a hold of one request's price, always given back.
 // Knows nothing of HTTP.
 import { randomBase62 } from '../ids.js';
 import type { Ledger } from './ledger.js';
@@ -35,21 +36,44 @@ export class RequestCharges {
    * once the price was taken. `settle` prices a request whose cost its result tells (pages fetched):
    * `cost` is then the most it may cost, held first, and at most that is charged.
    */
-  async charge<T>(
+  charge<T>(
     charge: RequestCharge,
     work: () => Promise<T>,
     settle?: (result: T) => number,
   ): Promise<{ result: T; remaining: number; charged: number }> {
+    return this.underHold(charge, work, settle, () => 0);
+  }
+
+  /**
+   * Like `charge`, for work that spends money of the operator's as it goes (language-model calls):
+   * when it fails, what it had spent by then (`spent()` credits, never more than held) is charged
+   * instead of nothing, then the error goes on. On success the full price is charged.
+   */
+  chargeSpent<T>(
+    charge: RequestCharge,
+    work: () => Promise<T>,
+    spent: () => number,
+  ): Promise<{ result: T; remaining: number; charged: number }> {
+    return this.underHold(charge, work, undefined, spent);
+  }
+
+  private async underHold<T>(
+    charge: RequestCharge,
+    work: () => Promise<T>,
+    settle: ((result: T) => number) | undefined,
+    spentOnFailure: () => number,
+  ): Promise<{ result: T; remaining: number; charged: number }> {
     const { accountId, requestId, cost, description, operation } = charge;
     const held = await this.ledger.holdRequest(accountId, requestId, cost, description, operation);
+    const bounded = (n: number) => Math.min(cost, Math.max(0, Math.ceil(n)));
     let result: T;
     try {
       result = await work();
     } catch (err) {
-      await this.ledger.endRequest(accountId, requestId, 0, description);
+      await this.ledger.endRequest(accountId, requestId, bounded(spentOnFailure()), description);
       throw err;
     }
-    const charged = settle ? Math.min(cost, Math.max(0, Math.ceil(settle(result)))) : cost;
+    const charged = settle ? bounded(settle(result)) : cost;
     await this.ledger.endRequest(accountId, requestId, charged, description);
     // The hold took `cost`; what was not charged came back.
     return { result, remaining: held + (cost - charged), charged };

@@ -170,7 +170,7 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   await app.register(videoOcrRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(extractRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(dashboardRoutes);
-  await app.register(mcpRoutes);
+  await app.register(mcpRoutes, only(ctx, 'rateLimiter', 'accountRateLimiter'));
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

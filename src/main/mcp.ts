@@ -3,7 +3,7 @@
 // without /v1). Nothing but MCP messages goes to stdout; problems go to stderr.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { networkApi, parseBody } from '../mcp/api.js';
-import { createMcpServer } from '../mcp/server.js';
+import { createMcpServer, toolsetOnce } from '../mcp/server.js';
 import type { OpenApiDocument } from '../mcp/tools.js';
 
 const DEFAULT_API_URL = 'http://127.0.0.1:8080';
@@ -20,7 +20,7 @@ export async function mcp(env: NodeJS.ProcessEnv = process.env): Promise<number>
     if (!res.ok) throw new Error(`${baseUrl}/openapi.json answered ${res.status}`);
     return parseBody(await res.text()) as OpenApiDocument;
   };
-  const server = createMcpServer({ api: networkApi(baseUrl, apiKey), openApi });
+  const server = createMcpServer({ api: networkApi(baseUrl, apiKey), tools: toolsetOnce(openApi) });
   await server.connect(new StdioServerTransport());
   // Runs until the client closes stdin.
   await new Promise<void>((resolve) => {

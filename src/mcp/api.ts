@@ -8,6 +8,8 @@ export interface ApiCall {
   path: string;
   query?: Record<string, unknown>;
   body?: unknown;
+  /** Aborts when the MCP call's client is gone: a request over the network is dropped. */
+  signal?: AbortSignal;
 }
 
 export interface ApiAnswer {
@@ -42,7 +44,7 @@ export function parseBody(text: string): unknown {
 /** A CallApi over the network (the stdio server): `baseUrl` with or without `/v1`, the key as a bearer. */
 export function networkApi(baseUrl: string, apiKey: string, fetchImpl: typeof fetch = fetch): CallApi {
   const origin = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return async ({ method, path, query, body }) => {
+  return async ({ method, path, query, body, signal }) => {
     const res = await fetchImpl(`${origin}${path}${queryString(query)}`, {
       method,
       headers: {
@@ -50,6 +52,7 @@ export function networkApi(baseUrl: string, apiKey: string, fetchImpl: typeof fe
         ...(body !== undefined && { 'content-type': 'application/json' }),
       },
       ...(body !== undefined && { body: JSON.stringify(body) }),
+      ...(signal && { signal }),
     });
     return { status: res.status, body: parseBody(await res.text()) };
   };

@@ -6,6 +6,7 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
+  type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiAnswer, CallApi } from './api.js';
 import {
@@ -16,10 +17,43 @@ import {
   toolsFrom,
 } from './tools.js';
 
+/** The tools of a server, built once: by name, and the tools/list answer. */
+export interface Toolset {
+  byName: ReadonlyMap<string, Tool>;
+  list: ListToolsResult;
+}
+
+export function toolsetFrom(doc: OpenApiDocument): Toolset {
+  const tools = toolsFrom(doc);
+  return {
+    byName: new Map(tools.map((t) => [t.name, t])),
+    list: {
+      tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    },
+  };
+}
+
+/**
+ * The toolset read from `openApi` on first use and then kept, for every MCP server made with it (one
+ * per /mcp request): a failed read is tried again next time rather than remembered.
+ */
+export function toolsetOnce(openApi: () => Promise<OpenApiDocument>): () => Promise<Toolset> {
+  let toolset: Promise<Toolset> | null = null;
+  return () => {
+    if (!toolset) {
+      toolset = openApi().then(toolsetFrom);
+      toolset.catch(() => {
+        toolset = null;
+      });
+    }
+    return toolset;
+  };
+}
+
 export interface McpOptions {
   api: CallApi;
-  /** The server's OpenAPI document (read once, when tools are first listed or called). */
-  openApi: () => Promise<OpenApiDocument>;
+  /** The tools (toolsetOnce). */
+  tools: () => Promise<Toolset>;
   /** How often a waiting job tool polls (ms). */
   pollMs?: number;
   version?: string;
@@ -43,19 +77,22 @@ function errorResult(answer: ApiAnswer): CallToolResult {
 const statusOf = (body: unknown) =>
   body && typeof body === 'object' && 'status' in body ? String((body as { status: unknown }).status) : null;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits `ms`, or less when `signal` aborts first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}
 
 export function createMcpServer(options: McpOptions): Server {
-  const { api, pollMs = 1000 } = options;
-  let tools: Promise<Tool[]> | null = null;
-  const loadTools = () => {
-    tools ??= options.openApi().then(toolsFrom);
-    // A failed read is tried again next time rather than remembered.
-    tools.catch(() => {
-      tools = null;
-    });
-    return tools;
-  };
+  const { api, tools, pollMs = 1000 } = options;
 
   const server = new Server(
     { name: 'unfurl', version: options.version ?? '0.1.0' },
@@ -68,21 +105,25 @@ export function createMcpServer(options: McpOptions): Server {
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await loadTools()).map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => (await tools()).list);
 
-  /** Polls a job until it ends or `waitSeconds` pass; answers its poll body with its id. */
-  async function waitForJob(pollPath: string, jobId: string, waitSeconds: number): Promise<CallToolResult> {
+  /**
+   * Polls a job until it ends or `waitSeconds` pass; answers its poll body with its id. Stops at once
+   * when `signal` aborts (the client went away or cancelled the call): each poll costs the caller a
+   * rate-limit token, and no one would read the answer.
+   */
+  async function waitForJob(
+    pollPath: string,
+    jobId: string,
+    waitSeconds: number,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     const deadline = Date.now() + waitSeconds * 1000;
     let last: unknown = { status: 'queued' };
     while (Date.now() < deadline) {
-      await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())));
-      const answer = await api({ method: 'GET', path: pollPath });
+      await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())), signal);
+      if (signal.aborted) break;
+      const answer = await api({ method: 'GET', path: pollPath, signal });
       if (answer.status >= 400) return errorResult(answer);
       last = answer.body;
       const status = statusOf(last);
@@ -97,7 +138,11 @@ export function createMcpServer(options: McpOptions): Server {
     });
   }
 
-  async function call(tool: Tool, args: Record<string, unknown>): Promise<CallToolResult> {
+  async function call(
+    tool: Tool,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     const { waitSeconds: rawWait, ...input } = args;
     let path = tool.path;
     for (const name of tool.pathParams) {
@@ -110,8 +155,8 @@ export function createMcpServer(options: McpOptions): Server {
     }
     const answer =
       tool.method === 'GET'
-        ? await api({ method: 'GET', path, query: input })
-        : await api({ method: 'POST', path, body: input });
+        ? await api({ method: 'GET', path, query: input, signal })
+        : await api({ method: 'POST', path, body: input, signal });
     if (answer.status >= 400) return errorResult(answer);
     const jobId = (answer.body as { jobId?: unknown } | null)?.jobId;
     if (tool.poll && answer.status === 202 && typeof jobId === 'string' && PATH_PARAM.test(jobId)) {
@@ -119,18 +164,19 @@ export function createMcpServer(options: McpOptions): Server {
         typeof rawWait === 'number' && Number.isFinite(rawWait)
           ? Math.min(MAX_WAIT_SECONDS, Math.max(0, rawWait))
           : DEFAULT_WAIT_SECONDS;
-      return waitForJob(tool.poll.replace('{jobId}', jobId), jobId, wait);
+      return waitForJob(tool.poll.replace('{jobId}', jobId), jobId, wait, signal);
     }
     return text(answer.body);
   }
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = (await loadTools()).find((t) => t.name === request.params.name);
+  // extra.signal aborts when the client cancels the call or the transport closes (the SDK's Protocol).
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = (await tools()).byName.get(request.params.name);
     if (!tool) {
       return text({ error: 'not_found', message: `No tool named '${request.params.name}'` }, true);
     }
     try {
-      return await call(tool, { ...(request.params.arguments ?? {}) });
+      return await call(tool, { ...(request.params.arguments ?? {}) }, extra.signal);
     } catch (err) {
       return text(
         { error: 'service_unavailable', message: `Unfurl did not answer: ${(err as Error).message}` },

@@ -149,7 +149,8 @@ provider; confirming adds the credits for free.</p>
 
   app.post(
     '/v1/credits/checkout/:id/confirm',
-    { config: { public: true }, schema: { hide: true, params: Params } },
+    // The body is read by hand (a form field or a JSON member), so it is declared as anything.
+    { config: { public: true }, schema: { hide: true, params: Params, body: Type.Unknown() } },
     async (request, reply) => {
       const row = await load(request.params.id);
       if (row.provider !== 'test') throw new AppError('forbidden', 'This checkout is paid through Stripe');

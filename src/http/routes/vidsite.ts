@@ -220,7 +220,11 @@ export const vidsiteRoutes: RoutePlugin<VidsiteDeps> = async (app, deps) => {
           "Exactly one of `url`, `videoId` or `id`. The platform's own translation of the captions (1 credit); " +
           'where it has none and a language model is configured, the captions translated by the model, cue ' +
           'by cue with their timing kept (1 credit + 2 per model call of up to 4,000 characters); otherwise ' +
-          '404 `transcript_unavailable`. `X-Translated-By` says which.',
+          '404 `transcript_unavailable`. `X-Translated-By` says which. The model has one time budget for all ' +
+          "its calls (the server's UNFURL_AI_TIMEOUT_MS): a translation it does not finish in time answers " +
+          '503 `provider_unavailable` and costs 2 credits per model call made (the message says how many); ' +
+          'one whose calls would plainly take longer, going by how long calls have taken lately, is refused ' +
+          'up front with 413 `payload_too_large`, at no cost.',
         querystring: Type.Object({
           url: Type.Optional(VideoRef),
           videoId: Type.Optional(VideoRef),
@@ -229,7 +233,7 @@ export const vidsiteRoutes: RoutePlugin<VidsiteDeps> = async (app, deps) => {
           text: TranscriptOptions.text,
           chunkSize: TranscriptOptions.chunkSize,
         }),
-        response: { 200: Type.Ref('Transcript'), ...transcriptErrors },
+        response: { 200: Type.Ref('Transcript'), ...transcriptErrors, ...errorResponses(413) },
       },
     },
     async (request, reply) => {

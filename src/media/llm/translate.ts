@@ -31,6 +31,10 @@ export interface TranslateOptions extends CallOptions {
   /** The cues' language, when known (it helps the model with short cues). */
   from?: string | null;
   limits?: TranslationLimits;
+  /** Told as each batch's model call starts: a call sent is paid for, answered or not. */
+  onCall?: () => void;
+  /** Told how long each batch's call took once it was answered and accepted. */
+  onAnswer?: (ms: number) => void;
 }
 
 const SYSTEM =
@@ -109,6 +113,10 @@ export async function translateCues(
   if (batches.length > 0) client.requireConfigured();
   const out: TranscriptCue[] = [];
   for (const batch of batches) {
+    // Once time is up no further call is started (nor paid for).
+    options.signal.throwIfAborted();
+    options.onCall?.();
+    const started = Date.now();
     const chars = batch.reduce((n, c) => n + c.text.length, 0);
     const answer = await askWithRepair<{ translations: string[] }>(
       client,
@@ -141,6 +149,7 @@ export async function translateCues(
       'translation',
       options,
     );
+    options.onAnswer?.(Date.now() - started);
     batch.forEach((cue, i) => {
       out.push({ text: answer.translations[i]!.trim(), offset: cue.offset, duration: cue.duration });
     });

@@ -1,7 +1,9 @@
 // Cue translation by a language model over real sockets, against the OpenAI-compatible stand-in: the
 // request it sends (cues as JSON data, the target language, a JSON-schema answer), cue timing kept,
 // batches bounded by characters and cues, a repair round for a miscounted answer, a clear failure
-// when the model keeps miscounting, and the cost bounds (413 before any call, 503 without a provider).
+// when the model keeps miscounting, the cost bounds (413 before any call, 503 without a provider), the
+// calls told as they start and end (what a request pays for, what its time estimate learns from), and
+// the estimate of a call's time itself.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { budget } from '../../../src/media/ai/budget.js';
@@ -12,6 +14,7 @@ import {
   translateCues,
   translationCalls,
 } from '../../../src/media/llm/translate.js';
+import { CallTimes } from '../../../src/media/translations.js';
 import { SafeFetcher } from '../../../src/net/safe-fetch.js';
 import type { TranscriptCue } from '../../../src/sources/transcript.js';
 import { parseTimedtext } from '../../../src/sources/youtube/timedtext.js';
@@ -152,5 +155,49 @@ describe('translateCues', () => {
     expect(translationCalls(captured)).toBe(1);
     expect(translationCalls([])).toBe(0);
     expect(translationCalls(many(250))).toBe(3); // 100 cues a call at most
+  });
+
+  it('tells each call as it starts and how long it took, and starts none once stopped', async () => {
+    ai.chat = tagging;
+    const limits = { batchChars: 4000, batchCues: 3, maxChars: 10_000 };
+    const stop = new AbortController();
+    let started = 0;
+    const took: number[] = [];
+    const err = await translateCues(client(), many(10), {
+      to: 'fr',
+      limits,
+      budget: budget(20_000),
+      signal: stop.signal,
+      onCall: () => started++,
+      onAnswer: (ms) => {
+        took.push(ms);
+        if (took.length === 2) stop.abort(new AppError('provider_unavailable', 'out of time'));
+      },
+    }).catch((e: unknown) => e);
+    // Stopped after the second answer: no third call is started, and the stop's reason comes out.
+    expect(err).toMatchObject({ code: 'provider_unavailable', message: 'out of time' });
+    expect(started).toBe(2);
+    expect(ai.chats).toHaveLength(2);
+    expect(took).toHaveLength(2);
+    for (const ms of took) expect(ms).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('CallTimes', () => {
+  it('knows nothing before a call, then a moving average, forgotten after ten idle minutes', () => {
+    let now = 0;
+    const times = new CallTimes(() => now);
+    expect(times.estimateMs()).toBeNull();
+    times.observe(1000);
+    expect(times.estimateMs()).toBe(1000);
+    times.observe(2000);
+    expect(times.estimateMs()).toBe(1300);
+    now += 10 * 60_000;
+    expect(times.estimateMs()).toBe(1300);
+    now += 1;
+    expect(times.estimateMs()).toBeNull();
+    // What comes after starts afresh.
+    times.observe(200);
+    expect(times.estimateMs()).toBe(200);
   });
 });
