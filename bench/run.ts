@@ -8,6 +8,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: 'authenticated GET /v1/account req/s and latency vs bare Fastify',
     run: async () => (await import('./account.js')).benchAccount(),
   },
+  blocks: {
+    what: 'a platform that blocks by source address, behind N loopback proxies (some burned): answered right, empty answers, billed failures, p50/p95, upstream calls per request vs the same requests without blocks, burned share',
+    run: async () => (await import('./blocks.js')).benchBlocks(),
+  },
   jobs: {
     what: 'job throughput per queue adapter vs raw BullMQ, and idle POST→completed latency',
     run: async () => (await import('./jobs.js')).benchJobs(),
