@@ -98,4 +98,7 @@ export async function benchBlocks(): Promise<void> {
       ),
     ].join('\n'),
   );
+  for (const [name, r] of rows) {
+    for (const [kind, n] of Object.entries(r.failureKinds)) console.log(`  ${name}: ${n} × ${kind}`);
+  }
 }

@@ -1,6 +1,10 @@
 // The one place that reads process.env: every setting is parsed, validated and frozen here.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CookieFileError, CookieJar, parseCookiesTxt } from './net/cookies.js';
+import { PLATFORM_HOSTS } from './sources/platform-hosts.js';
+import { ClientTableError, type PlayerClient, parseClientTable } from './sources/youtube/client-table.js';
 
 export type CheckoutMode = 'stripe' | 'test' | 'off';
 
@@ -38,6 +42,8 @@ export interface Config {
   readonly allowPrivateNetwork: boolean;
   readonly upstreams: Readonly<Record<string, string>>;
   readonly proxyUrls: readonly string[];
+  /** A proxy a platform blocks or fails is benched for it: first for baseMs, doubled up to maxMs. */
+  readonly proxyBench: { readonly baseMs: number; readonly maxMs: number };
   readonly ai: {
     readonly baseUrl: string | null;
     readonly apiKey: string | null;
@@ -144,6 +150,10 @@ export interface Config {
   };
   /** The microblog's web GraphQL (all stats); unset: its public syndication answer only. */
   readonly microblog: { readonly webBearerToken: string | null };
+  /** UNFURL_YOUTUBE_CLIENTS: the player clients in the order tried; null: the built-in table. */
+  readonly youtubeClients: readonly PlayerClient[] | null;
+  /** UNFURL_COOKIES_<PLATFORM>: the operator's account cookies by platform name, sent only to its hosts. */
+  readonly cookies: Readonly<Record<string, CookieJar>>;
 }
 
 /** One OpenAI-compatible endpoint for one task; baseUrl null when the task is not configured. */
@@ -244,6 +254,72 @@ function upstreamOverrides(env: Env): Record<string, string> {
   return out;
 }
 
+/** A file a setting names, read whole at start-up (a clear error naming the setting when it cannot be). */
+function settingFile(name: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError(name, `cannot read ${file} (${code})`);
+  }
+}
+
+/**
+ * UNFURL_YOUTUBE_CLIENTS: the player chain as a JSON array, given inline (the value starts with `[`)
+ * or in a file (`@` then its path). Checked whole here: a table with any fault stops the start.
+ */
+function youtubeClients(env: Env): readonly PlayerClient[] | null {
+  const name = 'UNFURL_YOUTUBE_CLIENTS';
+  const raw = str(env, name);
+  if (raw === null) return null;
+  let text: string;
+  if (raw.startsWith('[')) text = raw;
+  else if (raw.startsWith('@') && raw.length > 1) text = settingFile(name, path.resolve(raw.slice(1)));
+  else
+    throw new ConfigError(name, 'must be a JSON array of client entries, or @ and the path of a JSON file');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(name, `is not valid JSON (${(err as Error).message})`);
+  }
+  try {
+    return Object.freeze(parseClientTable(json));
+  } catch (err) {
+    if (err instanceof ClientTableError) throw new ConfigError(name, err.message);
+    throw err;
+  }
+}
+
+/**
+ * UNFURL_COOKIES_<PLATFORM>: the path of a Netscape cookies.txt per platform. Only the cookies of that
+ * platform's hosts that have not expired are kept; an unreadable or malformed file, or one with
+ * nothing usable, stops the start. Messages name lines and counts, never a cookie.
+ */
+function platformCookies(env: Env): Record<string, CookieJar> {
+  const out: Record<string, CookieJar> = {};
+  for (const [platform, owns] of Object.entries(PLATFORM_HOSTS)) {
+    const name = `UNFURL_COOKIES_${platform.toUpperCase()}`;
+    const file = str(env, name);
+    if (file === null) continue;
+    const where = path.resolve(file);
+    try {
+      out[platform] = CookieJar.of(parseCookiesTxt(settingFile(name, where)), owns).jar;
+    } catch (err) {
+      if (err instanceof CookieFileError) throw new ConfigError(name, `${where}: ${err.message}`);
+      throw err;
+    }
+  }
+  for (const name of Object.keys(env)) {
+    const m = /^UNFURL_COOKIES_(.+)$/.exec(name);
+    if (m && !Object.hasOwn(PLATFORM_HOSTS, m[1]!.toLowerCase())) {
+      const names = Object.keys(PLATFORM_HOSTS).map((p) => p.toUpperCase());
+      throw new ConfigError(name, `names no platform that takes cookies (${names.join(', ')})`);
+    }
+  }
+  return out;
+}
+
 /** UNFURL_<TASK>_BASE_URL / _API_KEY / _MODEL, falling back to UNFURL_AI_BASE_URL / _API_KEY. */
 function aiEndpoint(env: Env, task: 'ASR' | 'VISION' | 'LLM', model: string): AiEndpoint {
   const own = url(env, `UNFURL_${task}_BASE_URL`, ['http:', 'https:']);
@@ -326,13 +402,16 @@ export function loadConfig(env: Env = process.env): Config {
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean);
-  for (const p of proxies) {
+  // The message never repeats the entry: a proxy URL may hold a password.
+  proxies.forEach((p, i) => {
+    let parsed: URL | null = null;
     try {
-      new URL(p);
-    } catch {
-      throw new ConfigError('UNFURL_PROXY_URLS', `"${p}" is not a URL`);
+      parsed = new URL(p);
+    } catch {}
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
+      throw new ConfigError('UNFURL_PROXY_URLS', `entry ${i + 1} is not an http:// or https:// proxy URL`);
     }
-  }
+  });
   const keyRps = num(env, 'UNFURL_RATE_LIMIT_RPS', 10, 0.001);
   const keyBurst = int(env, 'UNFURL_RATE_LIMIT_BURST', 20, 1, 1_000_000);
   const poolSize = int(env, 'UNFURL_BROWSER_POOL_SIZE', 2, 1, 64);
@@ -362,6 +441,10 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateNetwork: bool(env, 'UNFURL_ALLOW_PRIVATE_NETWORK', false),
     upstreams: upstreamOverrides(env),
     proxyUrls: proxies,
+    proxyBench: {
+      baseMs: int(env, 'UNFURL_PROXY_BENCH_MS', 250, 1, 3_600_000),
+      maxMs: int(env, 'UNFURL_PROXY_BENCH_MAX_MS', 300_000, 1, 86_400_000),
+    },
     ai: {
       baseUrl: url(env, 'UNFURL_AI_BASE_URL', ['http:', 'https:']),
       apiKey: str(env, 'UNFURL_AI_API_KEY'),
@@ -443,6 +526,8 @@ export function loadConfig(env: Env = process.env): Config {
       fps: int(env, 'UNFURL_OCR_FPS', 2, 1, 10),
     },
     microblog: { webBearerToken: str(env, 'UNFURL_X_BEARER_TOKEN') },
+    youtubeClients: youtubeClients(env),
+    cookies: Object.freeze(platformCookies(env)),
   };
   return Object.freeze(config);
 }

@@ -57,3 +57,40 @@ export const jobsActive = new Gauge({
   labelNames: ['queue'] as const,
   registers: [metricsRegistry],
 });
+
+// Proxies are named by their index in UNFURL_PROXY_URLS and their host, never by the URL: it may
+// hold credentials. Their states are read from the pools when /metrics is read.
+export interface ProxyStateSample {
+  proxy: string;
+  host: string;
+  platform: string;
+  benched: boolean;
+}
+
+const proxyStateReaders = new Set<() => ProxyStateSample[]>();
+
+/** Lets a proxy pool show its states in /metrics; call the answer to stop (the pool closed). */
+export function showProxyStates(read: () => ProxyStateSample[]): () => void {
+  proxyStateReaders.add(read);
+  return () => proxyStateReaders.delete(read);
+}
+
+export const proxyBenched = new Gauge({
+  name: 'unfurl_proxy_benched',
+  help: 'Whether a proxy is benched for a platform after blocks or failures (1) or healthy (0), as this process knows it, for the platforms that ever failed one',
+  labelNames: ['proxy', 'host', 'platform'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const read of proxyStateReaders) {
+      for (const s of read()) this.labels(s.proxy, s.host, s.platform).set(s.benched ? 1 : 0);
+    }
+  },
+});
+
+export const proxyFailures = new Counter({
+  name: 'unfurl_proxy_failures_total',
+  help: 'Platform answers through a proxy that were blocks (429, bot check) or failures (5xx, no answer), by proxy and platform',
+  labelNames: ['proxy', 'host', 'platform', 'outcome'] as const,
+  registers: [metricsRegistry],
+});

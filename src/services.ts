@@ -144,7 +144,11 @@ export async function createServices(config: Config): Promise<Services> {
     resultTtlMs: config.jobResultTtlMs,
     perAccount: config.accountJobLimits,
   });
-  const proxies = new ProxyPool(config.proxyUrls);
+  const proxies = new ProxyPool(config.proxyUrls, {
+    benchMs: config.proxyBench.baseMs,
+    benchMaxMs: config.proxyBench.maxMs,
+    shared: redis && { redis, prefix: config.jobs.queuePrefix },
+  });
   const fetcher = new SafeFetcher({
     allowPrivateNetwork: config.allowPrivateNetwork,
     timeoutMs: config.fetch.timeoutMs,
@@ -152,7 +156,12 @@ export async function createServices(config: Config): Promise<Services> {
     proxies,
   });
   const closeHooks: Array<() => Promise<void>> = [];
-  const upstreams = new Upstreams(config.upstreams, fetcher, config.fetch.upstreamRetryBaseMs);
+  const upstreams = new Upstreams(
+    config.upstreams,
+    fetcher,
+    config.fetch.upstreamRetryBaseMs,
+    config.cookies,
+  );
   // Redis keys of their own ("v2": each value carries its expiry): a process of an older release
   // sharing this Redis never reads an entry it cannot understand.
   const cache: ResultCache = redis
@@ -169,7 +178,12 @@ export async function createServices(config: Config): Promise<Services> {
   // Web fetches: twice direct, or once per proxy when there are several.
   const webAttempts = Math.max(2, proxies.size);
   const ipPolicy = { rate: config.authRateLimit.perMinute / 60, burst: config.authRateLimit.perMinute };
-  const youtube = new YouTube({ upstreams, cache, ttlMs: config.cache.upstreamTtlMs });
+  const youtube = new YouTube({
+    upstreams,
+    cache,
+    ttlMs: config.cache.upstreamTtlMs,
+    clients: config.youtubeClients,
+  });
   const platforms = new Platforms(
     platformTable({
       youtube,

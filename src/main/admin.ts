@@ -1,13 +1,16 @@
 // `unfurl admin …`: operator commands that act on the database directly.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
+import type { BenchEntry } from '../net/proxy-bench.js';
 
 const USAGE = `usage:
   unfurl admin credits grant --email E --amount N --reason TEXT
-  unfurl admin credits clawback --email E --amount N --reason TEXT`;
+  unfurl admin credits clawback --email E --amount N --reason TEXT
+  unfurl admin proxies [--json]`;
 
 export async function admin(config: Config, argv: string[]): Promise<number> {
   const [area, action, ...rest] = argv;
+  if (area === 'proxies') return proxies(config, argv.slice(1));
   if (area !== 'credits' || (action !== 'grant' && action !== 'clawback')) {
     console.error(USAGE);
     return 2;
@@ -52,4 +55,72 @@ export async function admin(config: Config, argv: string[]): Promise<number> {
   } finally {
     await services.close();
   }
+}
+
+/**
+ * `unfurl admin proxies`: each proxy of UNFURL_PROXY_URLS (index and host, never its credentials) and
+ * its state per platform, as the processes share it in Redis. Without REDIS_URL every process keeps
+ * its own bench, which only its /metrics shows.
+ */
+async function proxies(config: Config, argv: string[]): Promise<number> {
+  let json = false;
+  try {
+    json = Boolean(parseArgs({ args: argv, options: { json: { type: 'boolean' } } }).values.json);
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { proxyHost, proxyReport } = await import('../net/proxies.js');
+  const hosts = config.proxyUrls.map(proxyHost);
+  let entries: BenchEntry[] = [];
+  if (config.redisUrl && hosts.length > 0) {
+    const [{ Redis }, { readSharedBench }] = await Promise.all([
+      import('ioredis'),
+      import('../net/proxy-bench-redis.js'),
+    ]);
+    const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 5000 });
+    try {
+      entries = await readSharedBench(redis, config.jobs.queuePrefix, hosts);
+    } finally {
+      redis.disconnect();
+    }
+  } else if (hosts.length > 0) {
+    console.error(
+      'note: without REDIS_URL each process keeps its own bench: see its /metrics (unfurl_proxy_benched)',
+    );
+  }
+  const report = proxyReport(hosts, entries, Date.now());
+  if (json) {
+    console.log(JSON.stringify(report));
+    return 0;
+  }
+  if (hosts.length === 0) {
+    console.log('no proxies configured (UNFURL_PROXY_URLS)');
+    return 0;
+  }
+  const rows = [['#', 'host', 'platform', 'state', 'bench left', 'failures', 'blocks', 'errors']];
+  for (const p of report) {
+    const lines = p.platforms.length ? p.platforms : [null];
+    for (const s of lines) {
+      rows.push([
+        String(p.index),
+        p.host,
+        s?.platform ?? '-',
+        !s?.benched ? 'healthy' : s.benchLeftMs > 0 ? 'benched' : 'probe due',
+        s?.benched ? `${Math.ceil(s.benchLeftMs / 1000)}s` : '-',
+        String(s?.failures ?? 0),
+        String(s?.blocks ?? 0),
+        String(s?.errors ?? 0),
+      ]);
+    }
+  }
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  for (const r of rows)
+    console.log(
+      r
+        .map((cell, c) => cell.padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    );
+  return 0;
 }

@@ -26,6 +26,8 @@ export interface TranscriptAsk {
   lang?: string;
   text?: boolean;
   chunkSize?: number;
+  /** Chunks say their chapter, the text gets headings (captions of platforms with chapters only). */
+  chapters?: boolean;
   mode: TranscriptMode;
 }
 
@@ -106,12 +108,17 @@ export class Transcripts {
     const charge = { accountId, requestId, cost, description: 'Transcript', operation: 'transcript' };
     const { cache, ttlMs } = this.deps.answers;
     const key = answerKey(ref, ask);
-    const peek = async () => (ttlMs > 0 ? cache.get<Transcript>(key) : undefined);
+    // Chapters are the video's metadata, kept apart from its captions and by a rule of its own: an
+    // answer with them is made anew from those two kept pieces, never kept itself, so it cannot
+    // outlive or contradict either. (A platform without chapters answers as if none were asked.)
+    const chaptersOf = ask.chapters ? platform.chapters?.bind(platform) : undefined;
+    const peek = async () => (ttlMs > 0 && !chaptersOf ? cache.get<Transcript>(key) : undefined);
     const { result, remaining } = await this.deps.charges.chargeAnswer(charge, peek, async () => {
       try {
         const native = await platform.nativeTranscript(ref, { lang: ask.lang });
-        const shaped = shapeTranscript(native, { text: ask.text, chunkSize: ask.chunkSize });
-        await cache.set(key, shaped, ttlMs);
+        const chapters = chaptersOf ? await chaptersOf(ref) : undefined;
+        const shaped = shapeTranscript(native, { text: ask.text, chunkSize: ask.chunkSize, chapters });
+        if (!chaptersOf) await cache.set(key, shaped, ttlMs);
         return shaped;
       } catch (err) {
         if (ask.mode === 'auto' && err instanceof AppError && err.code === 'transcript_unavailable') {

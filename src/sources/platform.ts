@@ -2,7 +2,7 @@
 // recognition, OCR, describe, extract) needs from it: where the media of a URL can be downloaded;
 // and the post's metadata in the one shape every platform shares.
 import type { PostMetadata } from './post-metadata.js';
-import type { NativeTranscript } from './transcript.js';
+import type { Chapter, NativeTranscript } from './transcript.js';
 
 export type PlatformName = 'youtube' | 'tiktok' | 'instagram' | 'x' | 'facebook' | 'direct';
 
@@ -48,4 +48,9 @@ export interface Platform {
    * (checked before speech recognition is handed the video). Without it, locateMedia is asked.
    */
   checkAvailable?(ref: MediaRef, signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional, only for platforms whose videos have chapters: the video's chapters ([] when it has
+   * none), for transcripts asked with chapters=true. Without it such a transcript has no chapter fields.
+   */
+  chapters?(ref: MediaRef, signal?: AbortSignal): Promise<Chapter[]>;
 }

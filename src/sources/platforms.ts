@@ -11,12 +11,11 @@ import { InstagramPlatform } from './instagram/platform.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform, PlatformName } from './platform.js';
 import type { PostMetadata } from './post-metadata.js';
 import { TikTokPlatform } from './tiktok/platform.js';
-import type { NativeTranscript } from './transcript.js';
+import type { Chapter, NativeTranscript } from './transcript.js';
 import { XPlatform } from './x/platform.js';
-import { PLAYER_CLIENTS } from './youtube/client.js';
 import { isPlatformHost, videoIdOfUrl } from './youtube/ids.js';
-import { CLIENTS } from './youtube/innertube.js';
 import { PLAYER_MEMBERS, parsePlayer, playabilityError } from './youtube/player.js';
+import { NextClient, passesOn } from './youtube/player-chain.js';
 import { youtubeMetadata } from './youtube/post-metadata.js';
 import type { YouTube } from './youtube/service.js';
 import { type PlayerStream, parseStreams, pickStream, STREAM_MEMBERS } from './youtube/streams.js';
@@ -69,8 +68,13 @@ export class YouTubePlatform implements Platform {
     return youtubeMetadata(video, watch);
   }
 
+  /** From the video's metadata, kept on its own (only once its watch page was had). */
+  async chapters(ref: MediaRef): Promise<Chapter[]> {
+    return (await this.youtube.video(ref.id)).chapters;
+  }
+
   async locateMedia(ref: MediaRef): Promise<MediaLocation> {
-    const { client, streams, durationSec } = await this.playable(ref.id);
+    const { userAgent, streams, durationSec } = await this.playable(ref.id);
     const stream = pickStream(streams, 'video');
     if (!stream) {
       throw new AppError(
@@ -81,46 +85,56 @@ export class YouTubePlatform implements Platform {
     return {
       upstream: 'youtube',
       url: stream.url,
-      headers: { 'user-agent': CLIENTS[client].userAgent },
+      headers: { 'user-agent': userAgent },
       durationSec: stream.durationSec ?? durationSec,
       kind: stream.hasVideo ? 'video' : 'audio',
     };
   }
 
-  /** The first mobile client's playable answer with its streams; the video's own errors at once. */
-  private async playable(id: string): Promise<{
-    client: (typeof PLAYER_CLIENTS)[number];
-    streams: PlayerStream[];
-    durationSec: number | null;
-  }> {
-    let last: AppError | null = null;
-    for (const client of PLAYER_CLIENTS) {
-      try {
-        const answer = await cached(this.cache, `yt:streams:${client}:${id}`, this.ttlMs, async () => {
+  /**
+   * The first playable player answer with its streams, walking the client chain (a client that is
+   * blocked or wants a login passes to the next); the video's own errors at once.
+   */
+  private async playable(id: string): Promise<Playable> {
+    let ciphered: Playable | null = null;
+    try {
+      return await this.youtube.client.walk('media', async (client) => {
+        const answer = await cached(this.cache, `yt:streams:${client.name}:${id}`, this.ttlMs, async () => {
           const raw = await this.youtube.innertube.call(
             'player',
             { videoId: id, contentCheckOk: true, racyCheckOk: true },
-            { client, members: [...PLAYER_MEMBERS, ...STREAM_MEMBERS] },
+            { client: client.name, members: [...PLAYER_MEMBERS, ...STREAM_MEMBERS] },
           );
           return { player: parsePlayer(raw), streams: parseStreams(raw) };
         });
         const err = playabilityError(answer.player, 'transcript', id);
-        if (err && err.code !== 'upstream_error') throw err;
-        if (err) {
-          last = err;
-          continue;
-        }
+        if (err) throw passesOn(answer.player) ? new NextClient(err) : err;
         if (answer.player.details?.isLive || answer.player.status === 'live_offline') throw liveError(id);
+        const found = {
+          userAgent: client.userAgent,
+          streams: answer.streams,
+          durationSec: answer.player.details?.lengthSeconds ?? null,
+        };
         // A client that hands out only ciphered URLs: the next one may do better.
-        if (answer.streams.length === 0 && client !== PLAYER_CLIENTS[PLAYER_CLIENTS.length - 1]) continue;
-        return { client, streams: answer.streams, durationSec: answer.player.details?.lengthSeconds ?? null };
-      } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'upstream_error') throw err;
-        last = err;
-      }
+        if (found.streams.length === 0) {
+          ciphered ??= found;
+          throw new NextClient(null);
+        }
+        return found;
+      });
+    } catch (err) {
+      // The video can be played, only not downloaded by us: locateMedia says so.
+      if (ciphered) return ciphered;
+      throw err;
     }
-    throw last ?? new AppError('upstream_error', 'youtube answered no player');
   }
+}
+
+/** A playable answer: its streams, and the user agent of the client they were handed to. */
+interface Playable {
+  userAgent: string;
+  streams: PlayerStream[];
+  durationSec: number | null;
 }
 
 /** The registry table: the order in which a URL is offered to each platform (direct files last). */

@@ -1,5 +1,6 @@
 // Platform clients' way out: base-URL overrides, and proxy rotation with retries when the first
-// proxy's exit is blocked (it answers a bot check) and the next one gets through.
+// proxy's exit is blocked (it answers a bot check) and the next one gets through. Proxy health
+// (benches, probes, Retry-After, every proxy benched) is in proxy-health*.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyPool } from '../../src/net/proxies.js';
 import { SafeFetcher } from '../../src/net/safe-fetch.js';
@@ -64,15 +65,22 @@ describe('Upstreams', () => {
     }
   });
 
-  it('gives up with 502 upstream_error after every attempt is blocked', async () => {
-    const proxies = new ProxyPool([blockedProxy.url]);
+  it('gives up with 502 upstream_error once every proxy is blocked (and benched)', async () => {
+    const proxies = new ProxyPool([blockedProxy.url], { benchMs: 60_000 });
     const fetcher = new SafeFetcher({ allowPrivateNetwork: true, proxies });
     const up = new Upstreams({ youtube: platform.url }, fetcher, 5);
     try {
       const before = blockedProxy.connects.length;
+      // The only proxy is benched for a minute after its block: no second try through it.
       await expect(
         up.fetch('youtube', 'https://www.youtube.com/watch?v=blocked', { blocked: isBotCheck }),
-      ).rejects.toMatchObject({ code: 'upstream_error', message: expect.stringContaining('3 attempts') });
+      ).rejects.toMatchObject({
+        code: 'upstream_error',
+        message: expect.stringMatching(
+          /after 1 attempt \(last: a block \(a bot check, a captcha or an empty answer\)\); every proxy is now benched/,
+        ),
+        headers: { 'Retry-After': '60' },
+      });
       expect(blockedProxy.connects.length - before).toBeGreaterThanOrEqual(1);
       // Only the blocked exit was tried: the platform itself never saw the request.
       expect(seen).not.toContain('/watch?v=blocked');

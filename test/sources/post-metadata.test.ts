@@ -20,6 +20,7 @@ import { parseTikTokPage } from '../../src/sources/tiktok/page.js';
 import { tiktokMetadata } from '../../src/sources/tiktok/post-metadata.js';
 import { parseGraphqlPost } from '../../src/sources/x/post.js';
 import { xMetadata } from '../../src/sources/x/post-metadata.js';
+import { chaptersFromNext } from '../../src/sources/youtube/chapters.js';
 import { parsePlayer } from '../../src/sources/youtube/player.js';
 import { youtubeMetadata } from '../../src/sources/youtube/post-metadata.js';
 import { toVideo } from '../../src/sources/youtube/video.js';
@@ -64,6 +65,7 @@ const watchOf = (file: string) => {
     likeCount: likeCountFromNext(page.initialData),
     owner: ownerFromNext(page.initialData),
     commentCount: commentCountFromNext(page.initialData),
+    chapters: chaptersFromNext(page.initialData),
   };
 };
 
@@ -99,6 +101,7 @@ describe('the video-sharing platform', () => {
         channelId: 'UCVYamHliCI9rw1tHR1xbkfw',
         isLive: false,
         transcriptLanguages: ['zh', 'cs', 'en', 'de', 'hi', 'ja', 'ko', 'es'],
+        chapters: expect.arrayContaining([{ title: 'Build Quality', startMs: 39_160, endMs: 66_010 }]),
       },
     });
   });

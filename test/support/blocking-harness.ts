@@ -249,6 +249,18 @@ export interface LoadReport {
   upstreamCallsPerRequest: number;
   /** Of the calls made in the second half of the run, the share that reached burned exits. */
   burnedShareSecondHalf: number;
+  /** The failures by status, error code and message (numbers taken out), with their counts. */
+  failureKinds: Record<string, number>;
+}
+
+/** A failure's kind: its status, code and message with the numbers taken out, so that alike ones group. */
+function failureKind(a: LoadAnswer): string {
+  try {
+    const body = JSON.parse(a.body) as { error?: string; message?: string };
+    return `${a.status} ${body.error}: ${String(body.message).replace(/\d+/g, 'N')}`;
+  } catch {
+    return `${a.status} (not JSON)`;
+  }
 }
 
 const percentile = (values: number[], p: number) => {
@@ -301,5 +313,10 @@ export function report(
     ),
     upstreamCallsPerRequest: calls.length / answers.length,
     burnedShareSecondHalf: late.length > 0 ? lateBurned / late.length : 0,
+    failureKinds: failures.reduce<Record<string, number>>((kinds, a) => {
+      const kind = failureKind(a);
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+      return kinds;
+    }, {}),
   };
 }

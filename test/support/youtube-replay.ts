@@ -8,6 +8,12 @@
 // test/fixtures-constructed stand in. Tests point UNFURL_UPSTREAM_YOUTUBE at it. On demand it refuses
 // timedtext (429) and serves a media file at the players' stream URLs. Also a "blocked exit": the bot
 // check and the reCAPTCHA page.
+//
+// Player answers are chosen per video and per client (the context's clientName). A client the
+// platform does not know, or one this stand-in has no capture for (the video lists other clients and
+// no '*'), is answered HTTP 400 INVALID_ARGUMENT, as the platform answers a client it does not take —
+// never with another client's answer made up. A signed-in gate (option `signedIn`) answers the
+// captured age-restricted LOGIN_REQUIRED until the request carries a given cookie.
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
@@ -50,7 +56,32 @@ export const CAPTURES = {
   recaptchaPage: `${YTA}/youtube_too_many_requests.html.static`,
 } as const;
 
-/** videoId → player capture per client ('*' = any client). Unknown ids answer "unavailable". */
+/**
+ * The player clients the platform takes (their clientName), as the maintained open-source clients
+ * list them in 2026. Any other name is answered HTTP 400 INVALID_ARGUMENT.
+ */
+export const PLATFORM_CLIENT_NAMES: ReadonlySet<string> = new Set([
+  'WEB',
+  'MWEB',
+  'WEB_EMBEDDED_PLAYER',
+  'WEB_REMIX',
+  'WEB_CREATOR',
+  'WEB_KIDS',
+  'ANDROID',
+  'ANDROID_VR',
+  'ANDROID_MUSIC',
+  'ANDROID_CREATOR',
+  'IOS',
+  'VISIONOS',
+  'TVHTML5',
+  'TVHTML5_SIMPLY',
+  'TVHTML5_SIMPLY_EMBEDDED_PLAYER',
+]);
+
+/**
+ * videoId → player capture per client ('*' = any client the platform takes). Unknown ids answer
+ * "unavailable"; a client a video has no capture for answers HTTP 400.
+ */
 export const DEFAULT_PLAYERS: Record<string, Record<string, string>> = {
   GJLlxj_dtq8: { ANDROID: CAPTURES.playerOk, IOS: CAPTURES.playerOkAgain, '*': CAPTURES.playerOk },
   Njp5uhTorCo: { '*': CAPTURES.playerAge },
@@ -247,8 +278,21 @@ export interface ReplayRequest {
   body?: Record<string, unknown>;
 }
 
+/** A video behind the platform's sign-in: its age gate until the request carries `cookie`. */
+export interface SignedInGate {
+  /** `name=value`, looked for in the request's Cookie header. */
+  cookie: string;
+  /** The player capture answered to a request that carries it. */
+  player: string;
+}
+
 export interface YouTubeReplayOptions {
   players?: Record<string, Record<string, string>>;
+  /**
+   * videoId → a sign-in gate: /player answers the captured age-restricted LOGIN_REQUIRED to any client
+   * until a request carries the cookie, then the gate's player capture.
+   */
+  signedIn?: Record<string, SignedInGate>;
   watch?: Record<string, string>;
   /** A timedtext body for a request; undefined → the transcript.xml capture, '' → an empty body. */
   timedtext?(query: URLSearchParams): string | undefined;
@@ -329,9 +373,16 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
       entry.body = body;
       const json = (status: number, answer: string | Buffer) => send(status, 'application/json', answer);
       if (url.pathname === '/youtubei/v1/player') {
+        if (!PLATFORM_CLIENT_NAMES.has(entry.client ?? '')) return json(400, INVALID_JSON);
+        const gate = options.signedIn?.[body.videoId ?? ''];
+        if (gate) {
+          const cookies = (req.headers.cookie ?? '').split(';').map((c) => c.trim());
+          return json(200, youtubeFixture(cookies.includes(gate.cookie) ? gate.player : CAPTURES.playerAge));
+        }
         const byClient = players[body.videoId ?? ''];
-        const file = byClient ? (byClient[entry.client ?? ''] ?? byClient['*']) : CAPTURES.playerUnavailable;
-        return send(200, 'application/json', youtubeFixture(file ?? CAPTURES.playerUnavailable));
+        if (!byClient) return json(200, youtubeFixture(CAPTURES.playerUnavailable));
+        const file = byClient[entry.client ?? ''] ?? byClient['*'];
+        return file ? json(200, youtubeFixture(file)) : json(400, INVALID_JSON);
       }
       if (url.pathname === '/youtubei/v1/browse') {
         if (body.continuation !== undefined) {

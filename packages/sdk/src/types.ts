@@ -214,6 +214,18 @@ export interface TranscriptChunk {
   offset: number;
   duration: number;
   lang: string;
+  /**
+   * Only with `chapters: true` on the video-sharing platform: the chapter the chunk starts in (null:
+   * the video has none, or the chunk comes before the first).
+   */
+  chapter?: string | null;
+}
+
+/** A part of a video (ms); the last ends at the video's duration. */
+export interface VideoChapter {
+  title: string;
+  startMs: number;
+  endMs: number;
 }
 
 export interface Transcript {
@@ -230,6 +242,11 @@ export interface TranscriptOptions {
   text?: boolean;
   /** Most characters per chunk (50–10000). */
   chunkSize?: number;
+  /**
+   * Video-sharing platform captions: chunks say their chapter (merged within a chapter only), the
+   * text gets each chapter's title before its text. No effect elsewhere or on speech recognition.
+   */
+  chapters?: boolean;
   mode?: TranscriptMode;
 }
 
@@ -273,6 +290,8 @@ export interface VideoMetadata {
   likeCount: number | null;
   isLive: boolean | null;
   transcriptLanguages: string[] | null;
+  /** In order; [] when the video has none (or is live). */
+  chapters: VideoChapter[];
 }
 
 export interface PlaylistMetadata {

@@ -20,12 +20,27 @@ const TranscriptChunk = Type.Object({
   offset: Type.Integer({ description: 'Start, in ms' }),
   duration: Type.Integer({ description: 'In ms' }),
   lang: Type.String(),
+  chapter: Type.Optional(
+    Nullable(
+      Type.String({
+        description:
+          'With chapters=true, on the video-sharing platform only: the title of the chapter the chunk starts in; null when the video has no chapters or the chunk comes before the first',
+      }),
+    ),
+  ),
+});
+
+const VideoChapter = Type.Object({
+  title: Type.String(),
+  startMs: Type.Integer({ description: 'Start, in ms' }),
+  endMs: Type.Integer({ description: "The next chapter's start; the last ends at the video's duration" }),
 });
 
 export const Transcript = Type.Object(
   {
     content: Type.Union([Type.String(), Type.Array(TranscriptChunk)], {
-      description: 'One string with text=true, else chunks',
+      description:
+        'One string with text=true (with chapters=true: each chapter as its title on a line of its own, then its text; a blank line between chapters), else chunks',
     }),
     lang: Type.String({ description: 'The language returned' }),
     availableLangs: Type.Array(Type.String(), { description: 'The native caption languages' }),
@@ -47,6 +62,10 @@ export const VideoMetadata = Type.Object(
     likeCount: Nullable(Type.Integer({ description: 'null when hidden or not shown to us' })),
     isLive: Type.Boolean({ description: 'Broadcasting live now' }),
     transcriptLanguages: Type.Array(Type.String(), { description: 'Native caption languages' }),
+    chapters: Type.Array(VideoChapter, {
+      description:
+        "In order: the uploader's chapters as the watch page marks them, else the description's timestamps (by the platform's rules: from 0:00, rising, at least three, each at least 10 s), else the platform's automatic chapters (its key moments, which may start after 0:00); [] when none, and while live",
+    }),
   },
   { $id: 'VideoMetadata', title: 'VideoMetadata' },
 );
@@ -69,6 +88,11 @@ const TranscriptOptions = {
       description: 'Most characters per chunk (50–10000); unset: the caption cues as they are',
     }),
   ),
+  chapters: Type.Boolean({
+    default: false,
+    description:
+      "Captions of the video-sharing platform: each chunk says its chapter (chunkSize merges within a chapter only) and text=true puts each chapter's title before its text. Elsewhere, and for speech recognition, no chapter fields",
+  }),
   mode: StringEnum(['native', 'auto', 'generate'] as const, {
     default: 'auto',
     description:

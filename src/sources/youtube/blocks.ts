@@ -53,3 +53,13 @@ export function isBlocked(res: SafeResponse): boolean {
     return false;
   }
 }
+
+/**
+ * A caption body's block: besides the walls above, an empty body where captions were offered. Tracks
+ * gated behind a proof-of-origin token (which answer empty too) are known from their URL and never
+ * fetched, so an empty answer to one we fetch is the platform refusing this exit.
+ */
+export function isCaptionBlock(res: SafeResponse): boolean {
+  if (res.status === 200 && res.body.toString('utf8').trim() === '') return true;
+  return isBlocked(res);
+}

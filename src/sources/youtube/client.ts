@@ -4,9 +4,12 @@
 import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
-import { CONSENT_COOKIE, consentValue, isBlocked } from './blocks.js';
-import { BASE_HEADERS, CLIENTS, type ClientName, Innertube, ORIGIN } from './innertube.js';
-import { PLAYER_MEMBERS, type PlayerInfo, parsePlayer } from './player.js';
+import { CONSENT_COOKIE, consentValue, isBlocked, isCaptionBlock } from './blocks.js';
+import { chaptersFromNext, type PageChapters } from './chapters.js';
+import { defaultPlayerChain, type PlayerClient } from './client-table.js';
+import { BASE_HEADERS, type ClientName, Innertube, ORIGIN } from './innertube.js';
+import { PLAYER_MEMBERS, type PlayerInfo, type PlayerUse, parsePlayer, playabilityError } from './player.js';
+import { type ChainUse, NextClient, PlayerChain, passesOn } from './player-chain.js';
 import {
   commentCountFromNext,
   likeCountFromNext,
@@ -20,6 +23,8 @@ export interface YouTubeClientDeps {
   cache: ResultCache;
   /** How long player answers and watch pages are kept (0: not cached). */
   ttlMs: number;
+  /** The player clients in the order tried (UNFURL_YOUTUBE_CLIENTS); unset: the built-in chain. */
+  clients?: readonly PlayerClient[] | null;
 }
 
 /** What we keep of a watch page: its (web-client) player answer and what is shown under the video. */
@@ -28,16 +33,37 @@ export interface WatchInfo {
   likeCount: number | null;
   owner: VideoOwner | null;
   commentCount: number | null;
+  /** The chapters the page marks (absent from pages kept before they were read). */
+  chapters?: PageChapters;
 }
-
-/** The player clients, in the order they are tried. */
-export const PLAYER_CLIENTS: readonly ClientName[] = ['ANDROID', 'IOS'];
 
 export class YouTubeClient {
   readonly innertube: Innertube;
+  /** The player clients and which of them answered lately. */
+  readonly chain: PlayerChain;
 
   constructor(private readonly deps: YouTubeClientDeps) {
-    this.innertube = new Innertube(deps.upstreams);
+    this.chain = new PlayerChain(deps.clients ?? defaultPlayerChain());
+    this.innertube = new Innertube(deps.upstreams, this.chain.clients);
+  }
+
+  /** Asks the player clients in turn (see PlayerChain.walk). */
+  walk<T>(use: ChainUse, attempt: (client: PlayerClient) => Promise<T>): Promise<T> {
+    return this.chain.walk(use, attempt);
+  }
+
+  /**
+   * The first player answer that serves `use`, walking the clients: one whose state is the client's
+   * own (bot check, login wall, unplayable for it) passes to the next; one whose state is the
+   * video's (unavailable, private, region-locked) is returned for the caller to map.
+   */
+  playerFor(videoId: string, use: PlayerUse): Promise<PlayerInfo> {
+    return this.walk(use === 'metadata' ? 'metadata' : 'captions', async (client) => {
+      const info = await this.player(videoId, client.name);
+      const err = playabilityError(info, use, videoId);
+      if (err && passesOn(info)) throw new NextClient(err);
+      return info;
+    });
   }
 
   /** The parsed /player answer of one client (cached per client and video). */
@@ -62,6 +88,7 @@ export class YouTubeClient {
         likeCount: likeCountFromNext(page.initialData),
         owner: ownerFromNext(page.initialData),
         commentCount: commentCountFromNext(page.initialData),
+        chapters: chaptersFromNext(page.initialData),
       };
     });
   }
@@ -74,7 +101,7 @@ export class YouTubeClient {
         'youtube',
         `${ORIGIN}/watch?v=${encodeURIComponent(videoId)}&hl=en&gl=US&has_verified=1&bpctr=9999999999`,
         {
-          headers: { ...BASE_HEADERS, cookie, 'user-agent': CLIENTS.WEB.userAgent },
+          headers: { ...BASE_HEADERS, cookie, 'user-agent': this.innertube.client('WEB').userAgent },
           maxRedirects: 0,
           blocked: isBlocked,
         },
@@ -90,12 +117,16 @@ export class YouTubeClient {
     throw new AppError('upstream_error', 'youtube kept showing its consent page');
   }
 
-  /** A timedtext body ('' when the platform answered an empty one). */
-  async timedtext(url: string): Promise<string> {
+  /**
+   * A timedtext body ('' when the platform answered an empty one). `accountCookies`: whether the
+   * client whose answer signed the URL takes the operator's cookies.
+   */
+  async timedtext(url: string, accountCookies = true): Promise<string> {
     const res = await this.deps.upstreams.fetch('youtube', url, {
-      headers: { ...BASE_HEADERS, 'user-agent': CLIENTS.WEB.userAgent },
+      headers: { ...BASE_HEADERS, 'user-agent': this.innertube.client('WEB').userAgent },
+      accountCookies,
       maxRedirects: 0,
-      blocked: isBlocked,
+      blocked: isCaptionBlock,
     });
     if (res.status !== 200) {
       throw new AppError('upstream_error', `youtube timedtext answered HTTP ${res.status}`);

@@ -5,7 +5,7 @@
 // video without comments (comments off, none yet) or no video: the player tells which.
 import { AppError } from '../../errors.js';
 import type { Browse } from './browse.js';
-import { PLAYER_CLIENTS, type YouTubeClient } from './client.js';
+import type { YouTubeClient } from './client.js';
 import {
   type CommentSort,
   type CommentsPage,
@@ -30,18 +30,17 @@ const isEmpty = (page: CommentsPage) =>
 
 /** Throws 404 when the platform has no such video (a blocked player is retried with the next client). */
 async function ensureVideo(client: YouTubeClient, videoId: string): Promise<void> {
-  let last: unknown = null;
-  for (const name of PLAYER_CLIENTS) {
-    const info = await client.player(videoId, name);
-    if (info.status === 'blocked') {
-      last = playabilityError(info, 'metadata', videoId);
-      continue;
+  let err: AppError | null;
+  try {
+    err = playabilityError(await client.playerFor(videoId, 'metadata'), 'metadata', videoId);
+  } catch (thrown) {
+    // Every client refused to show it (login wall, …): it exists, it just has nothing to show us.
+    if (!(thrown instanceof AppError) || thrown.code === 'not_found' || thrown.code === 'upstream_error') {
+      throw thrown;
     }
-    const err = playabilityError(info, 'metadata', videoId);
-    if (err?.code === 'not_found') throw err;
     return;
   }
-  throw last ?? new AppError('upstream_error', 'youtube answered no player');
+  if (err?.code === 'not_found') throw err;
 }
 
 /** Top-level comments, each once, in the order asked for. */

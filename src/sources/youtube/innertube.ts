@@ -1,48 +1,41 @@
 // The platform's internal JSON API ("innertube"): POST https://www.youtube.com/youtubei/v1/<endpoint>
-// with a client context. Mobile clients come first for the player: their caption URLs work without
-// a proof-of-origin token, which the web client's need since mid-2025 (research/transcripts.md §0.7).
+// with a client context. Who we say we are is one entry of the client table (client-table.ts): the
+// player chain prefers clients whose caption URLs work without a proof-of-origin token, because the
+// desktop web client's captions and streams started demanding one in 2025 and answer empty without it.
 // Every call goes through Upstreams: base-URL override, proxy rotation, retries on 429/5xx and blocks.
+import { createHash } from 'node:crypto';
 import { AppError, invalid } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
 import { CONSENT_COOKIE, isBlocked } from './blocks.js';
+import { clientsByName, KNOWN_CLIENTS, type PlayerClient } from './client-table.js';
 import { pickMembers } from './json-pick.js';
 
 export const ORIGIN = 'https://www.youtube.com';
 
-export type ClientName = 'ANDROID' | 'IOS' | 'WEB';
+/** A client's name in the client table (ANDROID, IOS, WEB, TVHTML5, …, or one an operator added). */
+export type ClientName = string;
 
-interface ClientProfile {
-  /** The numeric id sent as X-YouTube-Client-Name. */
-  id: number;
-  version: string;
-  userAgent: string;
-  /** Extra fields of context.client (device description). */
-  context: Record<string, unknown>;
+/** The built-in clients by name (the operator's table may amend them: see Innertube's table). */
+export const CLIENTS = KNOWN_CLIENTS;
+
+/** A non-2xx answer of an endpoint; a 4xx to a player call is the platform not taking that client. */
+export class InnertubeStatusError extends AppError {
+  constructor(
+    endpoint: string,
+    readonly httpStatus: number,
+  ) {
+    super('upstream_error', `youtube ${endpoint} answered HTTP ${httpStatus}`);
+  }
 }
 
-// Versions as used by the maintained tools in the research snapshots (2025–26); the platform refuses
-// clients that are too old, so these are bumped when that happens.
-export const CLIENTS: Readonly<Record<ClientName, ClientProfile>> = {
-  ANDROID: {
-    id: 3,
-    version: '20.10.38',
-    userAgent: 'com.google.android.youtube/20.10.38 (Linux; U; Android 14) gzip',
-    context: { osName: 'Android', osVersion: '14', androidSdkVersion: 34 },
-  },
-  IOS: {
-    id: 5,
-    version: '20.11.6',
-    userAgent: 'com.google.ios.youtube/20.11.6 (iPhone16,2; U; CPU iOS 18_3_2 like Mac OS X;)',
-    context: { deviceMake: 'Apple', deviceModel: 'iPhone16,2', osName: 'iPhone', osVersion: '18.3.2.22D82' },
-  },
-  WEB: {
-    id: 1,
-    version: '2.20260623.01.00',
-    userAgent:
-      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/137.0.0.0 Safari/537.36',
-    context: {},
-  },
-};
+/**
+ * The Authorization the platform wants beside account cookies on its API: a hash of the time, the
+ * SAPISID cookie and the origin, proving the caller holds the cookie for that origin.
+ */
+export function sapisidHash(sapisid: string, origin: string, nowSec = Math.floor(Date.now() / 1000)): string {
+  const digest = createHash('sha1').update(`${nowSec} ${sapisid} ${origin}`).digest('hex');
+  return `SAPISIDHASH ${nowSec}_${digest}`;
+}
 
 /** Headers every request to the platform carries: English answers, consent already given. */
 export const BASE_HEADERS: Readonly<Record<string, string>> = {
@@ -51,6 +44,7 @@ export const BASE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export interface InnertubeCallOptions {
+  /** A name of the client table (default WEB). */
   client?: ClientName;
   signal?: AbortSignal;
   /**
@@ -71,7 +65,22 @@ export interface InnertubeCallOptions {
 }
 
 export class Innertube {
-  constructor(private readonly upstreams: Upstreams) {}
+  private readonly clients: ReadonlyMap<string, PlayerClient>;
+
+  /** `chain`: the operator's player clients, which also amend the known ones of the same name. */
+  constructor(
+    private readonly upstreams: Upstreams,
+    chain: readonly PlayerClient[] = [],
+  ) {
+    this.clients = clientsByName(chain);
+  }
+
+  /** A client of the table by name (internal_error for a name it does not have: our own mistake). */
+  client(name: ClientName): PlayerClient {
+    const client = this.clients.get(name);
+    if (!client) throw new AppError('internal_error', `No youtube client named ${name}`);
+    return client;
+  }
 
   /** The JSON answer of one endpoint (`player`, `next`, `browse`, …); `body` is merged with the context. */
   async call(
@@ -79,37 +88,52 @@ export class Innertube {
     body: Record<string, unknown>,
     options: InnertubeCallOptions = {},
   ): Promise<Record<string, unknown>> {
-    const name = options.client ?? 'WEB';
-    const client = CLIENTS[name];
+    const client = this.client(options.client ?? 'WEB');
+    const url = `${ORIGIN}/youtubei/v1/${endpoint}?prettyPrint=false`;
     const payload = {
       context: {
-        client: { clientName: name, clientVersion: client.version, hl: 'en', gl: 'US', ...client.context },
+        client: {
+          clientName: client.clientName,
+          clientVersion: client.version,
+          hl: 'en',
+          gl: 'US',
+          ...client.context,
+        },
+        ...(client.thirdParty && { thirdParty: client.thirdParty }),
       },
       ...body,
     };
-    const res = await this.upstreams.fetch('youtube', `${ORIGIN}/youtubei/v1/${endpoint}?prettyPrint=false`, {
+    // With account cookies the API also wants proof that we hold them (clients that take cookies only).
+    // Some exports lack SAPISID but carry its third-party twin, which the platform accepts in its place.
+    const sapisid = client.cookies
+      ? (this.upstreams.accountCookie('youtube', url, 'SAPISID') ??
+        this.upstreams.accountCookie('youtube', url, '__Secure-3PAPISID'))
+      : null;
+    const res = await this.upstreams.fetch('youtube', url, {
       method: 'POST',
       headers: {
         ...BASE_HEADERS,
         'content-type': 'application/json',
         'user-agent': client.userAgent,
         origin: ORIGIN,
+        // The table's own headers (an API key, a referer, another origin for an embedded player).
+        ...client.headers,
         'x-youtube-client-name': String(client.id),
         'x-youtube-client-version': client.version,
+        ...(sapisid && { authorization: sapisidHash(sapisid, ORIGIN), 'x-origin': ORIGIN }),
       },
       body: JSON.stringify(payload),
       // A redirect here is a block (google.com/sorry) or a consent hop: never followed off-platform.
       maxRedirects: 0,
       signal: options.signal,
       blocked: isBlocked,
+      accountCookies: client.cookies,
     });
     if (res.status === 404 && options.notFound) throw new AppError('not_found', options.notFound);
     if (res.status === 400 && options.invalidParam) {
       throw invalid(options.invalidParam, 'the platform did not take it (expired or not one of ours)');
     }
-    if (res.status < 200 || res.status >= 300) {
-      throw new AppError('upstream_error', `youtube ${endpoint} answered HTTP ${res.status}`);
-    }
+    if (res.status < 200 || res.status >= 300) throw new InnertubeStatusError(endpoint, res.status);
     // Where the scan is not sure of the body, the full parse below decides (and refuses non-JSON).
     const picked = options.members ? pickMembers(res.body, options.members) : null;
     if (picked) return picked;

@@ -1,6 +1,7 @@
 // A video of the video-sharing platform in the shared post metadata shape: its metadata (the spec's
 // video shape) and what its watch page shows beside it (the owner's handle, avatar and badge, the
-// comment count as shown). Pure.
+// comment count as shown). The shape has no place of its own for chapters: additionalData holds them.
+// Pure.
 import { type PostMetadata, videoMedia, withType } from '../post-metadata.js';
 import type { WatchInfo } from './client.js';
 import type { VideoMetadata } from './video.js';
@@ -32,6 +33,7 @@ export function youtubeMetadata(video: VideoMetadata, watch: WatchInfo | null): 
       channelId: video.channel.id,
       isLive: video.isLive,
       transcriptLanguages: video.transcriptLanguages,
+      chapters: video.chapters,
     },
   });
 }

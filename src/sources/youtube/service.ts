@@ -10,6 +10,7 @@ import type { ChannelMetadata } from './channel.js';
 import { type ChannelVideosOptions, fetchChannelVideos } from './channel-videos.js';
 import { fetchChannel, toChannelRef } from './channels.js';
 import { type WatchInfo, YouTubeClient } from './client.js';
+import type { PlayerClient } from './client-table.js';
 import type { VideoComment } from './comments.js';
 import { type CommentsOptions, fetchComments } from './comments-fetch.js';
 import type { VideoIdLists } from './id-lists.js';
@@ -30,6 +31,8 @@ export interface YouTubeDeps {
   cache: ResultCache;
   /** Player answers, watch pages and transcripts are cached this long (0: not cached). */
   ttlMs: number;
+  /** The player clients in the order tried (UNFURL_YOUTUBE_CLIENTS); unset: the built-in chain. */
+  clients?: readonly PlayerClient[] | null;
 }
 
 function toPlaylistId(id: string): string {
@@ -38,7 +41,8 @@ function toPlaylistId(id: string): string {
   return playlistId;
 }
 
-const videoKey = (videoId: string) => `yt:video:${videoId}`;
+// v2: the metadata gained `chapters`; one kept without it would fail the answer's serializer.
+const videoKey = (videoId: string) => `yt:video:v2:${videoId}`;
 
 export class YouTube {
   readonly client: YouTubeClient;

@@ -1,13 +1,16 @@
-// Native transcripts of a video: player (mobile client first) → caption track for the language
-// preference → timedtext → cues. A track gated behind a proof-of-origin token (exp=xpe), an empty
-// body or a failed client is retried with the next client; an empty transcript is never returned.
-// Results (including "no captions") are cached per video and language preference. A translation
-// takes the same way with a chooser that never settles for another language.
+// Native transcripts of a video: player (walking the client chain) → caption track for the language
+// preference → timedtext → cues. A client that is blocked, wants a login, cannot play the video or
+// offers no captions, a track gated behind a proof-of-origin token (exp=xpe), an empty body or a
+// failed fetch is retried with the next client; an empty transcript is never returned. Results
+// (including "no captions" from every client) are cached per video and language preference. A
+// translation takes the same way with a chooser that never settles for another language.
 import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
 import { checkLanguageCode, type NativeTranscript } from '../transcript.js';
-import { PLAYER_CLIENTS, type YouTubeClient } from './client.js';
+import type { YouTubeClient } from './client.js';
+import type { PlayerClient } from './client-table.js';
 import { type PlayerInfo, playabilityError } from './player.js';
+import { NextClient, passesOn } from './player-chain.js';
 import { parseTimedtext } from './timedtext.js';
 import { availableLangs, chooseTrack, type TrackChoice, timedtextUrl, translationChoice } from './tracks.js';
 
@@ -27,11 +30,14 @@ const speechRecognitionUnavailable = () =>
 const noCaptions = (videoId: string) =>
   new AppError('transcript_unavailable', `Video ${videoId} has no captions`, videoId);
 
-/** Errors that another client would answer the same way: the video's own state, not our access. */
-const isFinal = (err: AppError) => err.code !== 'upstream_error';
-
 /** Which track of a player answer to read: null when none fits. */
 type Chooser = (player: PlayerInfo) => TrackChoice | null;
+
+/** What one walk over the clients learnt: the "no fitting track" reason, and the first track that failed. */
+interface Walk {
+  readonly noTrack: AppError;
+  trouble: AppError | null;
+}
 
 export class YouTubeTranscripts {
   constructor(
@@ -82,20 +88,10 @@ export class YouTubeTranscripts {
 
   /** The first client's playable answer (errors of the video itself are thrown at once). */
   private async playable(videoId: string): Promise<PlayerInfo> {
-    let last: AppError | null = null;
-    for (const name of PLAYER_CLIENTS) {
-      try {
-        const player = await this.client.player(videoId, name);
-        const err = playabilityError(player, 'transcript', videoId);
-        if (!err) return player;
-        if (isFinal(err)) throw err;
-        last = err;
-      } catch (err) {
-        if (!(err instanceof AppError) || isFinal(err)) throw err;
-        last = err;
-      }
-    }
-    throw last ?? new AppError('upstream_error', 'youtube answered no player');
+    const player = await this.client.playerFor(videoId, 'transcript');
+    const err = playabilityError(player, 'transcript', videoId);
+    if (err) throw err;
+    return player;
   }
 
   /** null: the video has no captions. */
@@ -105,42 +101,60 @@ export class YouTubeTranscripts {
     );
   }
 
-  /** The chosen track's cues through the first client that gives them; null: no track fits. */
+  /** The chosen track's cues through the first client that gives them; null: no client has a track that fits. */
   private async viaClients(videoId: string, choose: Chooser): Promise<NativeTranscript | null> {
-    let last: AppError | null = null;
-    for (const name of PLAYER_CLIENTS) {
-      try {
-        const result = await this.fromClient(videoId, choose, name);
-        if (result !== undefined) return result;
-        last = new AppError(
-          'upstream_error',
-          `youtube answered no usable captions for video ${videoId} (the track needs a proof-of-origin token or came back empty)`,
-        );
-      } catch (err) {
-        if (!(err instanceof AppError) || isFinal(err)) throw err;
-        last = err;
-      }
+    const walk: Walk = {
+      noTrack: new AppError('transcript_unavailable', `Video ${videoId} has no captions that fit`),
+      trouble: null,
+    };
+    try {
+      return await this.client.walk('captions', (client) => this.fromClient(videoId, choose, client, walk));
+    } catch (err) {
+      if (err !== walk.noTrack) throw err;
+      // Some clients offered none, but one offered a track we could not read: "no captions" would be
+      // untrue, so the answer is why that track failed.
+      if (walk.trouble) throw walk.trouble;
+      return null;
     }
-    throw last ?? new AppError('upstream_error', 'youtube answered no player');
   }
 
-  /** The transcript through one client; null: no track fits; undefined: this client's track is unusable. */
+  /** The transcript through one client (NextClient when this client cannot give it). */
   private async fromClient(
     videoId: string,
     choose: Chooser,
-    name: (typeof PLAYER_CLIENTS)[number],
-  ): Promise<NativeTranscript | null | undefined> {
-    const player = await this.client.player(videoId, name);
+    client: PlayerClient,
+    walk: Walk,
+  ): Promise<NativeTranscript> {
+    const player = await this.client.player(videoId, client.name);
     const err = playabilityError(player, 'transcript', videoId);
-    if (err) throw err;
+    if (err) throw passesOn(player) ? new NextClient(err) : err;
     const choice = choose(player);
     if (!choice) {
       if (player.details?.isLive) throw this.live(videoId);
-      return null;
+      throw new NextClient(walk.noTrack);
     }
-    if (choice.track.poTokenRequired) return undefined;
-    const cues = parseTimedtext(await this.client.timedtext(timedtextUrl(choice)));
-    if (cues.length === 0) return undefined;
+    const unusable = new AppError(
+      'upstream_error',
+      `youtube answered no usable captions for video ${videoId} (the track needs a proof-of-origin token or came back empty)`,
+    );
+    // The platform gates single tracks (a captured answer has one gated among open ones): this says
+    // nothing of the client for the next video, so it does not reorder the chain.
+    if (choice.track.poTokenRequired) {
+      walk.trouble ??= unusable;
+      throw new NextClient(unusable, false);
+    }
+    let body: string;
+    try {
+      body = await this.client.timedtext(timedtextUrl(choice), client.cookies);
+    } catch (fetchErr) {
+      if (fetchErr instanceof AppError) walk.trouble ??= fetchErr;
+      throw fetchErr;
+    }
+    const cues = parseTimedtext(body);
+    if (cues.length === 0) {
+      walk.trouble ??= unusable;
+      throw new NextClient(unusable);
+    }
     return { cues, lang: choice.lang, availableLangs: availableLangs(player.tracks) };
   }
 }

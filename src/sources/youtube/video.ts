@@ -1,9 +1,12 @@
 // Video metadata (the spec's shape): the mobile player answer gives the details and caption tracks;
-// the watch page adds what only web answers carry (upload date, likes). The watch page is best
-// effort: when the platform blocks it those two fields are null, the rest is still answered.
+// the watch page adds what only web answers carry (upload date, likes, the chapters it marks). The
+// watch page is best effort: when the platform blocks it those two fields are null and chapters come
+// from the description alone; the rest is still answered.
 import { AppError } from '../../errors.js';
+import { isPlatformRefusal } from '../../net/upstream.js';
+import type { Chapter } from '../transcript.js';
+import { videoChapters } from './chapters.js';
 import type { WatchInfo, YouTubeClient } from './client.js';
-import { PLAYER_CLIENTS } from './client.js';
 import { type PlayerInfo, playabilityError, type Thumbnail } from './player.js';
 import { availableLangs } from './tracks.js';
 
@@ -23,6 +26,8 @@ export interface VideoMetadata {
   /** Broadcasting live now. */
   isLive: boolean;
   transcriptLanguages: string[];
+  /** In order, the last ending at `duration`; [] when the video has none. */
+  chapters: Chapter[];
 }
 
 /** A platform date ("2018-08-02T06:00:08-07:00" or "2019-12-05") as an ISO 8601 UTC date-time. */
@@ -39,7 +44,7 @@ const widest = (list: Thumbnail[]) =>
 export function toVideo(
   videoId: string,
   player: PlayerInfo,
-  watch: Pick<WatchInfo, 'player' | 'likeCount'> | null,
+  watch: Pick<WatchInfo, 'player' | 'likeCount' | 'chapters'> | null,
 ): VideoMetadata {
   const web = watch?.player ?? null;
   const d = player.details ?? web?.details ?? null;
@@ -47,11 +52,12 @@ export function toVideo(
   const isLive = !!(d?.isLive || micro?.isLiveNow);
   // Captions: the player that has them (a web answer lists the same languages).
   const tracks = player.tracks.length > 0 ? player.tracks : (web?.tracks ?? []);
+  const duration = isLive && !d?.lengthSeconds ? null : (d?.lengthSeconds ?? null);
   return {
     id: d?.videoId ?? videoId,
     title: d?.title ?? null,
     description: d?.description ?? null,
-    duration: isLive && !d?.lengthSeconds ? null : (d?.lengthSeconds ?? null),
+    duration,
     channel: { id: d?.channelId ?? null, name: d?.author ?? null },
     tags: d?.keywords ?? [],
     thumbnail: widest([...(d?.thumbnails ?? []), ...(micro?.thumbnails ?? [])])?.url ?? null,
@@ -60,6 +66,7 @@ export function toVideo(
     likeCount: micro?.likeCount ?? watch?.likeCount ?? null,
     isLive,
     transcriptLanguages: availableLangs(tracks),
+    chapters: isLive ? [] : videoChapters(watch?.chapters, d?.description ?? null, duration),
   };
 }
 
@@ -73,21 +80,24 @@ export async function fetchVideoPage(
   client: YouTubeClient,
   videoId: string,
 ): Promise<{ video: VideoMetadata; watch: WatchInfo | null }> {
-  // Both at once: the watch page is only an addition, so its failure is swallowed here.
-  const watchPromise = client.watch(videoId).catch(() => null);
+  // Both at once. The watch page is only an addition: a page that is not there (or not readable)
+  // leaves its fields null. But a page the platform kept blocking fails the request (unbilled, to be
+  // retried) rather than answer a silently poorer copy of the video.
+  const watchPromise = client.watch(videoId).then(
+    (page) => ({ page, blocked: null }),
+    (err: unknown) => ({ page: null, blocked: isPlatformRefusal(err) ? err : null }),
+  );
   let player: PlayerInfo | null = null;
   let last: unknown = null;
-  for (const name of PLAYER_CLIENTS) {
-    try {
-      player = await client.player(videoId, name);
-      if (player.status !== 'blocked') break;
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'upstream_error') throw err;
-      last = err;
-    }
+  try {
+    player = await client.playerFor(videoId, 'metadata');
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'upstream_error') throw err;
+    last = err;
   }
-  const watch = await watchPromise;
-  // Every mobile client failed: the watch page's own player answer still describes the video.
+  const { page: watch, blocked } = await watchPromise;
+  if (blocked) throw blocked;
+  // Every player client failed: the watch page's own player answer still describes the video.
   const answer = player ?? watch?.player ?? null;
   if (!answer) throw last ?? new AppError('upstream_error', 'youtube answered no player');
   const err = playabilityError(answer, 'metadata', videoId);

@@ -200,7 +200,7 @@ describe('POST /v1/vidsite/video/batch', () => {
       likeCount: 43864,
       transcriptLanguages: LANGS,
     });
-    expect(Object.keys(body.results[0].video)).toHaveLength(12);
+    expect(Object.keys(body.results[0].video)).toHaveLength(13);
     expect(body.results[1]).toEqual({
       videoId: UNKNOWN,
       error: { error: 'not_found', message: expect.any(String) },

@@ -1,6 +1,7 @@
 // Transcripts and video metadata of the video-sharing platform end to end: a real app on a fresh
 // database, UNFURL_UPSTREAM_YOUTUBE pointing at a loopback server that replays the real captures.
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_PLAYER_CLIENTS } from '../../../src/sources/youtube/client-table.js';
 import type { TestApp } from '../../support/app.js';
 import { useReplayApp } from '../../support/replay-app.js';
 import { CAPTURES, startYouTubeReplay, type YouTubeReplay } from '../../support/youtube-replay.js';
@@ -134,7 +135,7 @@ describe('GET /v1/transcript', () => {
     expect(timedtexts()[0]?.get('signature')).toMatch(/^1F9610/);
   });
 
-  it('never answers an empty transcript: an empty body is retried with the next client, then 502', async () => {
+  it('never answers an empty transcript: an empty body is a block, retried, then the next client, then 502', async () => {
     const before = await balance();
     try {
       emptyBodies = 'android';
@@ -142,21 +143,31 @@ describe('GET /v1/transcript', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json().content).toEqual(CUES);
       expect(players()).toEqual([`ANDROID:${EMPTY_FIRST}`, `IOS:${EMPTY_FIRST}`]);
-      expect(timedtexts().map((q) => q.get('signature')?.slice(0, 4))).toEqual(['1F96', '5510']);
+      // The empty body is the exit refusing captions: retried as a block (3 tries going direct), then
+      // the next client's track.
+      expect(timedtexts().map((q) => q.get('signature')?.slice(0, 4))).toEqual([
+        '1F96',
+        '1F96',
+        '1F96',
+        '5510',
+      ]);
 
       emptyBodies = 'all';
       const empty = await transcript(`${watchUrl(EMPTY_FIRST)}&lang=cs`);
       expect(empty.statusCode).toBe(502);
       expect(empty.json().error).toBe('upstream_error');
-      expect(empty.json().message).toMatch(/proof-of-origin token or came back empty/);
+      expect(empty.json().message).toMatch(/blocked the request .*an empty answer/);
     } finally {
       emptyBodies = 'none';
     }
-    // Gated on every client: the gated URLs are never fetched at all.
+    // Gated on every client: each client of the chain is asked once (IOS, which answered the empty
+    // body above, first) and the gated URLs are never fetched at all.
     replay.requests.length = 0;
     const gated = await transcript(`${watchUrl(BOTH_GATED)}&lang=en`);
     expect(gated.statusCode).toBe(502);
-    expect(players()).toEqual([`ANDROID:${BOTH_GATED}`, `IOS:${BOTH_GATED}`]);
+    expect(players()).toEqual(
+      ['IOS', ...DEFAULT_PLAYER_CLIENTS.filter((c) => c !== 'IOS')].map((c) => `${c}:${BOTH_GATED}`),
+    );
     expect(timedtexts()).toHaveLength(0);
     expect(gated.headers['x-credits-charged']).toBeUndefined();
     expect(await balance()).toBe(before - 1);
@@ -281,6 +292,7 @@ describe('GET /v1/vidsite/video', () => {
       likeCount: 43864,
       isLive: false,
       transcriptLanguages: LANGS,
+      chapters: expect.arrayContaining([{ title: 'Build Quality', startMs: 39_160, endMs: 66_010 }]),
     });
     expect(replay.count('/watch')).toBe(1);
     expect(players()).toEqual([]); // the player answer cached by the transcript requests above
@@ -298,7 +310,7 @@ describe('GET /v1/vidsite/video', () => {
     const age = await get('/v1/vidsite/video?id=Njp5uhTorCo');
     expect(age.statusCode).toBe(200);
     expect(age.json()).toMatchObject({ id: 'Njp5uhTorCo', duration: 452, likeCount: null, uploadDate: null });
-    expect(Object.keys(age.json())).toHaveLength(12);
+    expect(Object.keys(age.json())).toHaveLength(13);
     const before = await balance();
     for (const id of ['m8uHb5jIGN8', 'irauhITDrsE', 'zzzzzzzzzzz']) {
       const res = await get(`/v1/vidsite/video?id=${id}`);

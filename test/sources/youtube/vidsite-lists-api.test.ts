@@ -446,6 +446,8 @@ describe('blocks', () => {
       UNFURL_UPSTREAM_YOUTUBE: replay.url,
       UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
       UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
+      // A blocked exit stays benched for the whole describe.
+      UNFURL_PROXY_BENCH_MS: '60000',
     };
     rotating = await createTestApp({ ...env, UNFURL_PROXY_URLS: `${blockedExit.url},${goodExit.url}` });
     walled = await createTestApp({ ...env, UNFURL_PROXY_URLS: `${blockedExit.url},${blockedExit.url}` });
@@ -474,11 +476,14 @@ describe('blocks', () => {
     expect((await rotating.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits).toBe(96);
   });
 
-  it('answers 502 upstream_error, never billed, when every exit is blocked', async () => {
+  it('answers 502 upstream_error when every exit is blocked, then 503 with Retry-After while they are benched; never billed', async () => {
     const { apiKey } = await walled.register();
-    for (const url of URLS) {
+    for (const [i, url] of URLS.entries()) {
       const res = await walled.call(apiKey, { method: 'GET', url });
-      expect([url, res.statusCode, res.json().error]).toEqual([url, 502, 'upstream_error']);
+      // The first request finds every exit blocked; the rest find them all benched (src/net/proxies.ts).
+      const expected = i === 0 ? [502, 'upstream_error'] : [503, 'service_unavailable'];
+      expect([url, res.statusCode, res.json().error]).toEqual([url, ...expected]);
+      if (i > 0) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       expect(res.headers['x-credits-charged']).toBeUndefined();
     }
     expect((await walled.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits).toBe(100);

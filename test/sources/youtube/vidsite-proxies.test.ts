@@ -1,7 +1,9 @@
 // Blocking, the platform's usual way of failing: two proxies in UNFURL_PROXY_URLS, the first one's exit
 // blocked (bot check on innertube, reCAPTCHA page elsewhere), the second reaching the replay server —
 // which also shows the EU consent page until the consent cookie is sent. Requests succeed, billed
-// once; with every exit blocked they fail with 502 and cost nothing.
+// once, and the blocked exit, benched for the platform, gets no more of them; with every exit blocked
+// they fail (502, then 503 with Retry-After at once while every exit is benched) and cost nothing.
+import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { type LoopbackProxy, startConnectProxy } from '../../support/loopback.js';
@@ -26,6 +28,8 @@ beforeAll(async () => {
     UNFURL_UPSTREAM_YOUTUBE: replay.url,
     UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
     UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
+    // Longer than the file runs: a blocked exit stays benched throughout.
+    UNFURL_PROXY_BENCH_MS: '60000',
   };
   t = await createTestApp({ ...env, UNFURL_PROXY_URLS: `${blockedExit.url},${goodExit.url}` });
   allBlocked = await createTestApp({ ...env, UNFURL_PROXY_URLS: `${blockedExit.url},${blockedExit2.url}` });
@@ -43,7 +47,7 @@ async function settled(app: TestApp, apiKey: string) {
 }
 
 describe('proxy rotation on blocks', () => {
-  it('retries a bot-checked player call and a captcha-walled timedtext through the next proxy', async () => {
+  it('retries a bot-checked player call through the next proxy, and keeps the blocked one benched', async () => {
     const { apiKey } = await t.register();
     const res = await t.call(apiKey, {
       method: 'GET',
@@ -54,14 +58,39 @@ describe('proxy rotation on blocks', () => {
     expect(res.headers['x-credits-charged']).toBe('1');
     expect(res.headers['x-credits-remaining']).toBe('99');
     expect(await settled(t, apiKey)).toEqual([expect.objectContaining({ amount: -1 })]);
-    // The blocked exit answered the bot check to the player call and the captcha page to timedtext.
-    expect(blocked.count('/youtubei/v1/player')).toBeGreaterThanOrEqual(1);
-    expect(blocked.count('/api/timedtext')).toBeGreaterThanOrEqual(1);
+    // The blocked exit answered the bot check to the player call once; benched for the platform,
+    // it never saw the timedtext call (in turn, it would have had it).
+    expect(blocked.count('/youtubei/v1/player')).toBe(1);
+    expect(blocked.count('/api/timedtext')).toBe(0);
     expect(replay.count('/youtubei/v1/player')).toBe(1);
     expect(replay.count('/api/timedtext')).toBe(1);
     // (Tunnels are kept alive, so one CONNECT per exit may carry several calls.)
     expect(blockedExit.connects.length).toBeGreaterThanOrEqual(1);
     expect(goodExit.connects.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers a captcha-walled timedtext through the next proxy', async () => {
+    // A fresh app: the blocked exit is in the turn again, and the timedtext call is its first.
+    const fresh = await createTestApp({
+      UNFURL_UPSTREAM_YOUTUBE: replay.url,
+      UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+      UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
+      UNFURL_PROXY_URLS: `${goodExit.url},${blockedExit.url}`,
+    });
+    try {
+      const { apiKey } = await fresh.register();
+      const before = blocked.count('/api/timedtext');
+      const res = await fresh.call(apiKey, {
+        method: 'GET',
+        url: `/v1/transcript?url=https://youtu.be/${VIDEO}&lang=en`,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().content).toHaveLength(3);
+      expect(blocked.count('/api/timedtext') - before).toBe(1);
+      expect(res.headers['x-credits-charged']).toBe('1');
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('passes the EU consent page with the consent cookie (and captcha pages on the way)', async () => {
@@ -76,20 +105,33 @@ describe('proxy rotation on blocks', () => {
     expect(res.headers['x-credits-charged']).toBe('1');
   });
 
-  it('answers 502 upstream_error, never billed, when every exit is blocked', async () => {
+  it('answers 502 upstream_error when every exit is blocked, then 503 with Retry-After at once; never billed', async () => {
     const { apiKey } = await allBlocked.register();
     const before = blocked.requests.length;
     const res = await allBlocked.call(apiKey, {
       method: 'GET',
       url: `/v1/vidsite/transcript?videoId=${VIDEO}&lang=de`,
     });
-    expect(res.statusCode).toBe(502);
-    expect(res.json().error).toBe('upstream_error');
-    expect(res.json().message).toMatch(/blocked/);
+    // The first player client finds every exit blocked: 502; the second finds every exit benched: 503.
+    expect([502, 503]).toContain(res.statusCode);
     expect(res.headers['x-credits-charged']).toBeUndefined();
-    expect(await settled(allBlocked, apiKey)).toEqual([]);
-    // Both player clients were tried, each through every exit.
+    // Each exit was tried once, by the first player client; nothing since.
     const calls = blocked.requests.slice(before).filter((r) => r.path === '/youtubei/v1/player');
-    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect(calls).toHaveLength(2);
+
+    const started = performance.now();
+    const again = await allBlocked.call(apiKey, {
+      method: 'GET',
+      url: `/v1/vidsite/transcript?videoId=${VIDEO}&lang=de`,
+    });
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(again.statusCode).toBe(503);
+    expect(again.json().error).toBe('service_unavailable');
+    expect(again.json().message).toMatch(/Every proxy is benched for youtube/);
+    expect(Number(again.headers['retry-after'])).toBeGreaterThanOrEqual(55);
+    expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(again.headers['x-credits-charged']).toBeUndefined();
+    expect(blocked.requests.slice(before).filter((r) => r.path === '/youtubei/v1/player')).toHaveLength(2);
+    expect(await settled(allBlocked, apiKey)).toEqual([]);
   });
 });
