@@ -14,6 +14,7 @@ commands:
   worker                run jobs and send webhooks (BullMQ with REDIS_URL, else the jobs table)
   migrate               bring the database schema up to date and exit
   admin credits grant|clawback --email E --amount N --reason TEXT
+  admin proxies [--json] each proxy's health per platform (benched, failures, blocks)
   mcp                   an MCP server on stdio for LLM agents (UNFURL_API_KEY, UNFURL_API_URL)
   help                  this text
   --version             the version of this unfurl`;
