@@ -10,7 +10,7 @@ import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
-import type { Upstreams } from '../net/upstream.js';
+import { allBenched, retryAfterMs, type Upstreams } from '../net/upstream.js';
 import type { MediaLocation } from '../sources/platform.js';
 import { isPlaylistType, playlistRefused, refusePlaylists } from './playlist.js';
 
@@ -84,15 +84,26 @@ export class MediaDownloader {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const target = this.deps.upstreams.resolve(location.upstream, location.url);
-    // Platform CDNs block datacentre addresses like their pages do: same proxy rotation.
-    const dispatcher = location.upstream === 'web' ? undefined : this.deps.fetcher.proxies?.next();
+    // Platform CDNs block datacentre addresses like their pages do: a healthy proxy for the platform,
+    // told how it went (a job's next attempt then avoids an exit the CDN refused).
+    const pool = location.upstream === 'web' ? null : this.deps.fetcher.proxies;
+    const lease = pool?.size ? await pool.take(location.upstream, { signal }) : null;
+    if (lease && 'benched' in lease) throw allBenched(location.upstream, lease);
+    // The exit is told once: by the CDN's answer, or by the lack of one.
+    let told = false;
     let file: string | null = null;
     try {
       const res = await this.deps.fetcher.stream(target, {
         headers: { ...location.headers },
         signal,
-        ...(dispatcher && { dispatcher }),
+        ...(lease && { dispatcher: lease.dispatcher }),
       });
+      told = true;
+      if (res.status === 429 || res.status >= 500) {
+        lease?.failed(res.status === 429 ? 'blocked' : 'failed', retryAfterMs(res.headers['retry-after']));
+      } else {
+        lease?.succeeded();
+      }
       if (res.status !== 200) {
         discard(res.body);
         throw statusError(res.status, location);
@@ -128,6 +139,11 @@ export class MediaDownloader {
       return { path: file, bytes, contentType: res.contentType };
     } catch (err) {
       if (file) await rm(file, { force: true });
+      // No answer at all from the CDN through this exit: a failure of the exit (unless we gave up first).
+      if (!told) {
+        if (err instanceof AppError || options.signal?.aborted) lease?.release();
+        else lease?.failed('failed', null);
+      }
       if (err instanceof AppError) throw err;
       if (options.signal?.aborted) throw options.signal.reason ?? err;
       if (timeout.aborted) {

@@ -135,7 +135,7 @@ const retryAfterSeconds = (benched: AllBenched) =>
   String(Math.max(1, Math.ceil(benched.retryAfterMs / 1000)));
 
 /** Every proxy is benched for the platform: 503 at once, unbilled, with when to come back. */
-function allBenched(platform: string, benched: AllBenched): AppError {
+export function allBenched(platform: string, benched: AllBenched): AppError {
   const seconds = retryAfterSeconds(benched);
   return new AppError(
     'service_unavailable',

@@ -276,6 +276,51 @@ describe('MediaDownloader', () => {
     }
   });
 
+  it('avoids an exit the CDN throttled (429 + Retry-After) until its bench ends', async () => {
+    let throttled = 0;
+    const cdn429 = await startServer((req, res) => {
+      req.resume();
+      throttled++;
+      res.writeHead(429, { 'retry-after': '30' }).end();
+    });
+    const walledExit = await startConnectProxy(() => `127.0.0.1:${cdn429.port}`);
+    const goodExit = await startConnectProxy();
+    const pool = new ProxyPool([walledExit.url, goodExit.url]);
+    try {
+      const fetcher = new SafeFetcher({ allowPrivateNetwork: true, proxies: pool });
+      const viaProxies = new MediaDownloader({
+        fetcher,
+        upstreams: new Upstreams({ tiktok: server.url }, fetcher, 1),
+        maxBytes: 10 * 1024 * 1024,
+        timeoutMs: 10_000,
+      });
+      const platform = {
+        upstream: 'tiktok',
+        url: 'https://v16-webapp.tiktok.example/cdn/video.mp4',
+        headers: { referer: 'https://platform.example/watch' },
+        durationSec: null,
+        kind: 'video' as const,
+      };
+      const outcomes: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        outcomes.push(
+          await viaProxies.download(platform, dir).then(
+            (m) => String(m.bytes),
+            (err: AppError) => err.code,
+          ),
+        );
+      }
+      // The first try met the throttle (the job's next attempt retries); the exit then sat out.
+      expect(outcomes).toEqual(['upstream_error', '5000', '5000', '5000']);
+      expect(throttled).toBe(1);
+    } finally {
+      await pool.close();
+      await walledExit.close();
+      await goodExit.close();
+      await cdn429.close();
+    }
+  });
+
   it('refuses loopback and private addresses unless the network policy allows them', async () => {
     const err = await downloader({ allowPrivate: false })
       .download(web('/clip.mp4'), dir)
