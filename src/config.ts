@@ -154,6 +154,18 @@ export interface Config {
   readonly youtubeClients: readonly PlayerClient[] | null;
   /** UNFURL_COOKIES_<PLATFORM>: the operator's account cookies by platform name, sent only to its hosts. */
   readonly cookies: Readonly<Record<string, CookieJar>>;
+  /**
+   * Proof-of-origin tokens for gated caption tracks: an operator-run provider (bgutil's HTTP
+   * protocol; it wins when both are set) or a static token with its visitor data. Neither: gated
+   * tracks are given up.
+   */
+  readonly youtubePoToken: {
+    readonly providerUrl: string | null;
+    readonly token: string | null;
+    readonly visitorData: string | null;
+    /** One provider call, answer included: UNFURL_YOUTUBE_POT_TIMEOUT_MS. */
+    readonly timeoutMs: number;
+  };
 }
 
 /** One OpenAI-compatible endpoint for one task; baseUrl null when the task is not configured. */
@@ -527,6 +539,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     microblog: { webBearerToken: str(env, 'UNFURL_X_BEARER_TOKEN') },
     youtubeClients: youtubeClients(env),
+    youtubePoToken: {
+      providerUrl:
+        url(env, 'UNFURL_YOUTUBE_POT_PROVIDER_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+      token: str(env, 'UNFURL_YOUTUBE_PO_TOKEN'),
+      visitorData: str(env, 'UNFURL_YOUTUBE_VISITOR_DATA'),
+      timeoutMs: int(env, 'UNFURL_YOUTUBE_POT_TIMEOUT_MS', 5000, 100, 60_000),
+    },
     cookies: Object.freeze(platformCookies(env)),
   };
   return Object.freeze(config);

@@ -36,6 +36,7 @@ import { Platforms, platformTable } from './sources/platforms.js';
 import { BrowserPool } from './sources/web/browser-pool.js';
 import { Mapper } from './sources/web/mapper.js';
 import { Scraper } from './sources/web/scraper.js';
+import { poTokenSource } from './sources/youtube/po-token.js';
 import { YouTube } from './sources/youtube/service.js';
 import { openMigratedStore, type Store } from './store/db.js';
 import { checkReadiness, type Readiness } from './store/readiness.js';
@@ -183,6 +184,7 @@ export async function createServices(config: Config): Promise<Services> {
     cache,
     ttlMs: config.cache.upstreamTtlMs,
     clients: config.youtubeClients,
+    poTokens: poTokenSource(config.youtubePoToken),
   });
   const platforms = new Platforms(
     platformTable({

@@ -9,6 +9,9 @@
 // timedtext (429) and serves a media file at the players' stream URLs. Also a "blocked exit": the bot
 // check and the reCAPTCHA page.
 //
+// A caption URL the platform marked as needing a proof-of-origin token (exp=xpe or xpv) answers an
+// empty body, as the platform does, unless it carries a `pot` the option `poToken` accepts.
+//
 // Player answers are chosen per video and per client (the context's clientName). A client the
 // platform does not know, or one this stand-in has no capture for (the video lists other clients and
 // no '*'), is answered HTTP 400 INVALID_ARGUMENT, as the platform answers a client it does not take —
@@ -296,6 +299,11 @@ export interface YouTubeReplayOptions {
   watch?: Record<string, string>;
   /** A timedtext body for a request; undefined → the transcript.xml capture, '' → an empty body. */
   timedtext?(query: URLSearchParams): string | undefined;
+  /**
+   * Whether a timedtext URL gated behind a PO token (exp=xpe/xpv) is answered for this `pot` (the
+   * query is the whole request's). Unset: no token is accepted, every gated URL answers empty.
+   */
+  poToken?(pot: string, query: URLSearchParams): boolean;
   /** The status every timedtext request is answered with (429: the platform refuses captions). */
   timedtextStatus?: number;
   /** A media file served for every /videoplayback URL (the players' stream URLs, resolved here). */
@@ -438,6 +446,11 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
     if (url.pathname === '/api/timedtext') {
       if (options.timedtextStatus && options.timedtextStatus !== 200) {
         return send(options.timedtextStatus, 'text/html', '<html><body>Too Many Requests</body></html>');
+      }
+      if (/xp[ev]/.test(url.searchParams.get('exp') ?? '')) {
+        const pot = url.searchParams.get('pot');
+        if (!pot || !options.poToken?.(pot, url.searchParams))
+          return send(200, 'text/xml; charset=UTF-8', '');
       }
       const body = options.timedtext?.(url.searchParams);
       return send(200, 'text/xml; charset=UTF-8', body ?? youtubeFixture(CAPTURES.transcriptXml));

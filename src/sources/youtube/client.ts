@@ -119,11 +119,16 @@ export class YouTubeClient {
 
   /**
    * A timedtext body ('' when the platform answered an empty one). `accountCookies`: whether the
-   * client whose answer signed the URL takes the operator's cookies.
+   * client whose answer signed the URL takes the operator's cookies. `visitorData`: the visitor a
+   * PO token in the URL was minted for.
    */
-  async timedtext(url: string, accountCookies = true): Promise<string> {
+  async timedtext(url: string, accountCookies = true, visitorData: string | null = null): Promise<string> {
     const res = await this.deps.upstreams.fetch('youtube', url, {
-      headers: { ...BASE_HEADERS, 'user-agent': this.innertube.client('WEB').userAgent },
+      headers: {
+        ...BASE_HEADERS,
+        'user-agent': this.innertube.client('WEB').userAgent,
+        ...(visitorData && { 'x-goog-visitor-id': visitorData }),
+      },
       accountCookies,
       maxRedirects: 0,
       blocked: isCaptionBlock,

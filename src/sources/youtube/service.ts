@@ -22,6 +22,7 @@ import {
   type PlaylistMetadata,
   type PlaylistVideosOptions,
 } from './playlists.js';
+import type { PoTokenSource } from './po-token.js';
 import { type SearchOutcome, type SearchRequest, search } from './search.js';
 import { type TranscriptRequest, YouTubeTranscripts } from './transcripts.js';
 import { fetchVideo, fetchVideoPage, type VideoMetadata } from './video.js';
@@ -33,6 +34,8 @@ export interface YouTubeDeps {
   ttlMs: number;
   /** The player clients in the order tried (UNFURL_YOUTUBE_CLIENTS); unset: the built-in chain. */
   clients?: readonly PlayerClient[] | null;
+  /** Proof-of-origin tokens for gated caption tracks; unset: such tracks are given up. */
+  poTokens?: PoTokenSource | null;
 }
 
 function toPlaylistId(id: string): string {
@@ -51,7 +54,7 @@ export class YouTube {
 
   constructor(private readonly deps: YouTubeDeps) {
     this.client = new YouTubeClient(deps);
-    this.transcripts = new YouTubeTranscripts(this.client, deps.cache, deps.ttlMs);
+    this.transcripts = new YouTubeTranscripts(this.client, deps.cache, deps.ttlMs, deps.poTokens ?? null);
     this.browse = new Browse(this.client.innertube, deps.cache, deps.ttlMs);
   }
 

@@ -1,7 +1,8 @@
 // Native transcripts of a video: player (walking the client chain) → caption track for the language
 // preference → timedtext → cues. A client that is blocked, wants a login, cannot play the video or
-// offers no captions, a track gated behind a proof-of-origin token (exp=xpe), an empty body or a
-// failed fetch is retried with the next client; an empty transcript is never returned. Results
+// offers no captions, a track gated behind a proof-of-origin token (exp=xpe) when no token source is
+// configured (with one, the URL carries the token: po-token.ts), an empty body or a failed fetch is
+// retried with the next client; an empty transcript is never returned. Results
 // (including "no captions" from every client) are cached per video and language preference. A
 // translation takes the same way with a chooser that never settles for another language.
 import { cached, type ResultCache } from '../../cache/result-cache.js';
@@ -11,6 +12,7 @@ import type { YouTubeClient } from './client.js';
 import type { PlayerClient } from './client-table.js';
 import { type PlayerInfo, playabilityError } from './player.js';
 import { NextClient, passesOn } from './player-chain.js';
+import { type PoToken, type PoTokenSource, withPoToken } from './po-token.js';
 import { parseTimedtext } from './timedtext.js';
 import { availableLangs, chooseTrack, type TrackChoice, timedtextUrl, translationChoice } from './tracks.js';
 
@@ -44,6 +46,7 @@ export class YouTubeTranscripts {
     private readonly client: YouTubeClient,
     private readonly cache: ResultCache,
     private readonly ttlMs: number,
+    private readonly poTokens: PoTokenSource | null = null,
   ) {}
 
   /** A native transcript, or the error the mode calls for (404, 403, 503 for speech recognition). */
@@ -137,15 +140,31 @@ export class YouTubeTranscripts {
       'upstream_error',
       `youtube answered no usable captions for video ${videoId} (the track needs a proof-of-origin token or came back empty)`,
     );
-    // The platform gates single tracks (a captured answer has one gated among open ones): this says
-    // nothing of the client for the next video, so it does not reorder the chain.
+    let url = timedtextUrl(choice);
+    let visitorData: string | null = null;
     if (choice.track.poTokenRequired) {
-      walk.trouble ??= unusable;
-      throw new NextClient(unusable, false);
+      // The platform gates single tracks (a captured answer has one gated among open ones): this says
+      // nothing of the client for the next video, so it does not reorder the chain.
+      if (!this.poTokens) {
+        walk.trouble ??= unusable;
+        throw new NextClient(unusable, false);
+      }
+      // Caption tokens are bound to the video. A provider that fails is the answer unless another
+      // client serves (it remembers the failure briefly, so the walk does not wait on it again).
+      let pot: PoToken;
+      try {
+        pot = await this.poTokens.token(videoId);
+      } catch (potErr) {
+        if (!(potErr instanceof AppError)) throw potErr;
+        walk.trouble ??= potErr;
+        throw new NextClient(potErr, false);
+      }
+      url = withPoToken(url, pot.token, client.clientName);
+      visitorData = pot.visitorData;
     }
     let body: string;
     try {
-      body = await this.client.timedtext(timedtextUrl(choice), client.cookies);
+      body = await this.client.timedtext(url, client.cookies, visitorData);
     } catch (fetchErr) {
       if (fetchErr instanceof AppError) walk.trouble ??= fetchErr;
       throw fetchErr;
