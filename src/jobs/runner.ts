@@ -163,6 +163,9 @@ export class JobRunner implements JobConsumer {
   async runById(jobId: string, fresh?: FreshJob): Promise<void> {
     if (fresh) return this.run(freshRow(jobId, fresh), true);
     for (let tries = 0; tries < 20 && !this.shutdown.signal.aborted; tries++) {
+      // The claim judges "due" by a clock read after this one: a row due by the time we look again
+      // may still have been early for the claim, and must be tried again, not dropped.
+      const askedAt = Date.now();
       const job = await this.claim(jobId);
       // The queue's message is done once the job ran: its end is recorded meanwhile (see run).
       if (job) return this.run(job, true);
@@ -175,8 +178,8 @@ export class JobRunner implements JobConsumer {
         await this.pause(Math.max(50, row.locked_until - Date.now() + 50));
         continue;
       }
-      if (row.status === 'queued' && row.run_at > Date.now()) {
-        await this.pause(row.run_at - Date.now() + 10);
+      if (row.status === 'queued' && row.run_at > askedAt) {
+        await this.pause(Math.max(0, row.run_at - Date.now()) + 10);
         continue;
       }
       return; // completed, failed, or out of attempts: nothing to do
