@@ -2,6 +2,7 @@
 // one request through the platform's upstream with redirects off, so overrides, proxies and the SSRF
 // guard apply to every hop, and we stop as soon as a URL names what we want.
 import { AppError } from '../errors.js';
+import type { SafeResponse } from '../net/safe-fetch.js';
 import type { Upstreams } from '../net/upstream.js';
 
 const MAX_HOPS = 6;
@@ -13,6 +14,8 @@ export interface FollowOptions<R> {
   ownHost(host: string): boolean;
   headers?: Record<string, string>;
   method?: 'GET' | 'HEAD';
+  /** The platform's walls (its blocks.ts): such a hop is retried through another proxy. */
+  blocked?(res: SafeResponse): boolean;
   signal?: AbortSignal;
 }
 
@@ -29,6 +32,7 @@ export async function followShortLink<R>(
       headers: options.headers,
       maxRedirects: 0,
       signal: options.signal,
+      blocked: options.blocked,
       maxBytes: 1024 * 1024,
       truncate: true,
     });

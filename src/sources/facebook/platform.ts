@@ -10,6 +10,7 @@ import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from 
 import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
+import { isFacebookBlocked } from './blocks.js';
 import { type FacebookUrl, facebookVideoUrl, isFacebookHost, parseFacebookUrl } from './ids.js';
 import { type FacebookPage, type FacebookVideo, parseFacebookPage } from './page.js';
 import { facebookMetadata } from './post-metadata.js';
@@ -43,9 +44,11 @@ export class FacebookPlatform implements Platform {
         method: 'GET',
         headers: HEADERS,
         signal,
+        blocked: isFacebookBlocked,
         ownHost: isFacebookHost,
         recognise: (next) => {
-          if (/^\/(login|checkpoint)\b/.test(next.pathname)) {
+          // (A /checkpoint/ hop is a wall, retried elsewhere before it gets here: blocks.ts.)
+          if (/^\/login\b/.test(next.pathname)) {
             throw new AppError(
               'forbidden',
               'The social network wants a login to show what this link points to',
@@ -82,6 +85,7 @@ export class FacebookPlatform implements Platform {
           const res = await this.deps.upstreams.fetch('facebook', track.url, {
             headers: { 'user-agent': USER_AGENT, referer: ref.url },
             signal: request.signal,
+            blocked: isFacebookBlocked,
           });
           if (res.status !== 200) continue;
           const cues = parseCaptionFile(res.body.toString('utf8'));
@@ -138,11 +142,12 @@ export class FacebookPlatform implements Platform {
         headers: HEADERS,
         maxRedirects: 0,
         signal,
+        blocked: isFacebookBlocked,
       });
       const location = res.headers.location;
       if (res.status >= 300 && res.status < 400 && location) {
         const next = new URL(String(location), url);
-        if (/^\/(login|checkpoint)\b/.test(next.pathname)) return { kind: 'login' };
+        if (/^\/login\b/.test(next.pathname)) return { kind: 'login' };
         url = next.toString();
         continue;
       }

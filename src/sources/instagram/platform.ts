@@ -8,6 +8,7 @@ import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from 
 import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
+import { isInstagramBlocked } from './blocks.js';
 import {
   type InstagramUrl,
   instagramPostUrl,
@@ -47,6 +48,7 @@ export class InstagramPlatform implements Platform {
         method: 'GET',
         headers: { 'user-agent': USER_AGENT },
         signal,
+        blocked: isInstagramBlocked,
         ownHost: isInstagramHost,
         recognise: (next) => {
           try {
@@ -117,6 +119,7 @@ export class InstagramPlatform implements Platform {
         headers: { 'user-agent': USER_AGENT, accept: 'text/html' },
         maxRedirects: 0,
         signal,
+        blocked: isInstagramBlocked,
       });
       const token = home.status === 200 ? lsdToken(home.body.toString('utf8')) : null;
       if (!token)
@@ -144,6 +147,7 @@ export class InstagramPlatform implements Platform {
       },
       maxRedirects: 0,
       signal,
+      blocked: isInstagramBlocked,
     });
     if (res.status === 404) return { kind: 'missing' };
     if (res.status >= 300 && res.status < 400) {

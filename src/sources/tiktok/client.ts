@@ -5,6 +5,7 @@ import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
 import type { SafeResponse } from '../../net/safe-fetch.js';
 import type { Upstreams } from '../../net/upstream.js';
+import { isTikTokBlocked } from './blocks.js';
 import { parseTikTokPage, type TikTokPage } from './page.js';
 import { answerWafChallenge, parseWafChallenge } from './waf.js';
 
@@ -58,6 +59,7 @@ export class TikTokClient {
         headers: { ...PAGE_HEADERS, ...(cookie && { cookie }) },
         maxRedirects: 0,
         signal,
+        blocked: isTikTokBlocked,
       });
       for (const pair of cookiesOf(res)) {
         const at = pair.indexOf('=');
@@ -99,6 +101,7 @@ export class TikTokClient {
     const res = await this.deps.upstreams.fetch('tiktok', url, {
       headers: { 'user-agent': TIKTOK_USER_AGENT, referer, ...(cookie && { cookie }) },
       signal,
+      blocked: isTikTokBlocked,
     });
     if (res.status === 404 || res.status === 403) return '';
     if (res.status !== 200)

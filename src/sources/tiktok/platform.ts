@@ -9,6 +9,7 @@ import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from 
 import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
+import { isTikTokBlocked } from './blocks.js';
 import { type FetchedTikTokPage, TIKTOK_USER_AGENT, TikTokClient } from './client.js';
 import { isTikTokHost, parseTikTokUrl, type TikTokUrl, tiktokVideoUrl } from './ids.js';
 import type { TikTokVideo } from './page.js';
@@ -61,6 +62,7 @@ export class TikTokPlatform implements Platform {
           // The site answers a link preview bot with a plain redirect.
           headers: { 'user-agent': 'facebookexternalhit/1.1' },
           signal,
+          blocked: isTikTokBlocked,
           ownHost: isTikTokHost,
           recognise: (next) => {
             const found = parseTikTokUrl(next);

@@ -8,6 +8,7 @@ import type { Upstreams } from '../../net/upstream.js';
 import { chooseTrack, languagesOf } from '../caption-choice.js';
 import { parseCaptionFile } from '../caption-files.js';
 import type { NativeTranscript } from '../transcript.js';
+import { isXBlocked } from './blocks.js';
 import { segmentUrls, subtitleRenditions } from './hls.js';
 import { type ParsedPost, parseGraphqlPost, parseSyndicationPost, syndicationToken } from './post.js';
 
@@ -72,6 +73,7 @@ export class XClient {
         maxRedirects: 0,
         signal,
         attempts: 1,
+        blocked: isXBlocked,
       });
       const token =
         res.status === 200
@@ -104,6 +106,7 @@ export class XClient {
         maxRedirects: 0,
         signal,
         attempts: 1,
+        blocked: isXBlocked,
       },
     );
     if (res.status !== 200) throw new AppError('upstream_error', `x GraphQL answered HTTP ${res.status}`);
@@ -116,6 +119,7 @@ export class XClient {
       headers: { 'user-agent': 'Googlebot', accept: 'application/json' },
       maxRedirects: 0,
       signal,
+      blocked: isXBlocked,
     });
     if (res.status === 404) return { kind: 'unavailable', reason: 'no such post' };
     if (res.status !== 200) throw new AppError('upstream_error', `x syndication answered HTTP ${res.status}`);
@@ -130,7 +134,11 @@ export class XClient {
 
   /** A text body of the video CDN ('' when it answers anything but 200). */
   private async text(url: string, signal?: AbortSignal): Promise<string> {
-    const res = await this.deps.upstreams.fetch('x', url, { signal, maxBytes: 4 * 1024 * 1024 });
+    const res = await this.deps.upstreams.fetch('x', url, {
+      signal,
+      maxBytes: 4 * 1024 * 1024,
+      blocked: isXBlocked,
+    });
     return res.status === 200 ? res.body.toString('utf8') : '';
   }
 

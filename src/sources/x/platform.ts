@@ -7,6 +7,7 @@ import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from 
 import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
+import { isXBlocked } from './blocks.js';
 import { XClient } from './client.js';
 import { isXHost, parseXUrl, type XUrl, xPostUrl } from './ids.js';
 import type { MicroblogPost, PostVideo } from './post.js';
@@ -34,6 +35,7 @@ export class XPlatform implements Platform {
       parsed = await followShortLink(this.deps.upstreams, 'x', parsed.url, {
         method: 'GET',
         signal,
+        blocked: isXBlocked,
         ownHost: isXHost,
         recognise: (next) => {
           try {
