@@ -10,7 +10,8 @@ import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
-import { allBenched, retryAfterMs, type Upstreams } from '../net/upstream.js';
+import { allBenched, type Upstreams } from '../net/upstream.js';
+import { retryAfterMs } from '../net/waiting.js';
 import type { MediaLocation } from '../sources/platform.js';
 import { isPlaylistType, playlistRefused, refusePlaylists } from './playlist.js';
 

@@ -14,6 +14,7 @@ import {
   type ProxyBench,
 } from './proxy-bench.js';
 import { RedisBench } from './proxy-bench-redis.js';
+import { sleep } from './waiting.js';
 
 export interface ProxyPoolOptions {
   /** The first bench of a failing proxy (doubled while it keeps failing). */
@@ -73,20 +74,6 @@ export const MAX_WAIT_MS = 1500;
 export const proxyHost = (uri: string): string => new URL(uri).host;
 
 type Pick = { use: number; probe: boolean } | { wait: number | null; retryAfterMs: number };
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 
 export class ProxyPool {
   private readonly agents: ProxyAgent[];

@@ -7,6 +7,7 @@ import { upstreamErrors, upstreamFailedAttempts } from '../metrics.js';
 import { type CookieJar, withAccountCookies } from './cookies.js';
 import type { AllBenched } from './proxies.js';
 import type { SafeFetcher, SafeFetchOptions, SafeResponse } from './safe-fetch.js';
+import { retryAfterMs, sleep } from './waiting.js';
 
 export interface UpstreamFetchOptions extends Omit<SafeFetchOptions, 'dispatcher' | 'proxy'> {
   /** True when an answer is a block (bot check, captcha page): retried on the next proxy. */
@@ -16,19 +17,6 @@ export interface UpstreamFetchOptions extends Omit<SafeFetchOptions, 'dispatcher
   /** false: the operator's cookies for the platform stay out of this request (a client that refuses them). */
   accountCookies?: boolean;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 
 export class Upstreams {
   constructor(
@@ -143,15 +131,6 @@ export function allBenched(platform: string, benched: AllBenched): AppError {
     null,
     { 'Retry-After': seconds },
   );
-}
-
-/** A Retry-After header (seconds or an HTTP date) in milliseconds; null when absent or unreadable. */
-export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | null {
-  const raw = Array.isArray(header) ? header[0] : header;
-  if (!raw) return null;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(raw)) return Math.round(Number(raw) * 1000);
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 /** Headers with the account's cookies merged into whatever Cookie header they already carry. */

@@ -8,8 +8,7 @@
 // user would judge it by: answered right, empty answers, billed failures, p50/p95, upstream calls per
 // request, and the share of calls that still reached burned exits in the second half of the run.
 import http from 'node:http';
-import net from 'node:net';
-import { type Loopback, startServer } from './loopback.js';
+import { type Loopback, startConnectProxy, startServer } from './loopback.js';
 import { CAPTURES, startYouTubeReplay, type YouTubeReplay, youtubeFixture } from './youtube-replay.js';
 
 export type BlockKind = 'botCheck' | 'tooMany' | 'emptyCaptions' | 'sorry' | 'captcha';
@@ -102,40 +101,6 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, replay: Lo
   req.pipe(out);
 }
 
-/** A CONNECT proxy whose tunnels leave from `localAddress`: the platform sees that address. */
-async function startExit(localAddress: string): Promise<Loopback> {
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((_req, res) => res.writeHead(405).end());
-  const track = (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  };
-  server.on('connection', track);
-  server.on('connect', (req, client, head) => {
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect({ host, port: Number(port), localAddress }, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    track(upstream);
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 const sourceOf = (req: http.IncomingMessage) => (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
 
 export async function startBlockingPlatform(options: BlockingOptions): Promise<BlockingPlatform> {
@@ -159,7 +124,9 @@ export async function startBlockingPlatform(options: BlockingOptions): Promise<B
       forward(req, res, replay);
     }
   });
-  const exits = await Promise.all(sources.map(startExit));
+  const exits = await Promise.all(
+    sources.map((localAddress) => startConnectProxy(undefined, { localAddress })),
+  );
   return {
     url: gate.url,
     proxyUrls: exits.map((e) => e.url).join(','),

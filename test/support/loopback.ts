@@ -34,8 +34,14 @@ export interface LoopbackProxy extends Loopback {
   connects: string[];
 }
 
-/** An HTTP CONNECT proxy; `route` may send the tunnel somewhere else than asked. */
-export async function startConnectProxy(route?: (target: string) => string): Promise<LoopbackProxy> {
+/**
+ * An HTTP CONNECT proxy; `route` may send the tunnel somewhere else than asked, and `localAddress`
+ * is the address its tunnels leave from (what the far end sees: 127.0.0.2, 127.0.0.3, …).
+ */
+export async function startConnectProxy(
+  route?: (target: string) => string,
+  options: { localAddress?: string } = {},
+): Promise<LoopbackProxy> {
   const connects: string[] = [];
   const server = http.createServer((_req, res) => res.writeHead(405).end());
   const sockets = new Set<net.Socket>();
@@ -47,7 +53,7 @@ export async function startConnectProxy(route?: (target: string) => string): Pro
     const target = req.url ?? '';
     connects.push(target);
     const [host, port] = (route ? route(target) : target).split(':');
-    const upstream = net.connect(Number(port), host, () => {
+    const upstream = net.connect({ port: Number(port), host, localAddress: options.localAddress }, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
       upstream.pipe(client);

@@ -11,6 +11,7 @@ import type { Dispatcher } from 'undici';
 import type { AiEndpoint } from '../../config.js';
 import { AppError, permanent } from '../../errors.js';
 import type { SafeFetcher, SafeResponse } from '../../net/safe-fetch.js';
+import { retryAfterMs } from '../../net/waiting.js';
 import type { Budget } from './budget.js';
 import { encodeMultipart, type MultipartPart } from './multipart.js';
 
@@ -36,15 +37,6 @@ export interface CallOptions {
 export type AiTask = 'speech recognition' | 'vision' | 'language model';
 
 const MAX_PAUSE_MS = 60_000;
-
-/** Seconds or an HTTP date → ms to wait (null when absent or unreadable). */
-export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | null {
-  const raw = Array.isArray(header) ? header[0] : header;
-  if (!raw) return null;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(raw)) return Math.round(Number(raw) * 1000);
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
 
 /** The provider's own error text, when its answer carries one (`{error:{message}}` or `{error}`). */
 function providerMessage(res: SafeResponse): string {

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { budget } from '../../../src/media/ai/budget.js';
 import { chat } from '../../../src/media/ai/chat.js';
-import { AiClient, retryAfterMs } from '../../../src/media/ai/client.js';
+import { AiClient } from '../../../src/media/ai/client.js';
 import { SafeFetcher } from '../../../src/net/safe-fetch.js';
+import { retryAfterMs } from '../../../src/net/waiting.js';
 import { startServer } from '../../support/loopback.js';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
 
