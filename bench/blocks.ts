@@ -87,13 +87,14 @@ export async function benchBlocks(): Promise<void> {
   const base = baseline.report.upstreamCallsPerRequest;
   console.log(
     [
-      '| scenario | right | empty | billed failures | clean failures | p50 ms | p95 ms | upstream calls/request | ÷ baseline | burned share, 2nd half |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| scenario | right | empty | billed failures | clean failures | p50 ms | p95 ms | upstream calls/request | ÷ baseline | of them served | burned share, 2nd half |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows.map(
         ([name, r]) =>
           `| ${name} | ${r.right}/${r.requests} (${pct(r.rightShare)}) | ${r.emptyAnswers} | ${r.billedFailures} | ` +
           `${r.cleanFailures} | ${r.p50Ms.toFixed(0)} | ${r.p95Ms.toFixed(0)} | ` +
           `${r.upstreamCallsPerRequest.toFixed(2)} | ${(r.upstreamCallsPerRequest / base).toFixed(2)}× | ` +
+          `${r.servedCallsPerRequest.toFixed(2)} | ` +
           `${pct(r.burnedShareSecondHalf)} |`,
       ),
     ].join('\n'),

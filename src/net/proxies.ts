@@ -68,7 +68,7 @@ export interface ProxyReport {
 const PROBE_RECHECK_MS = 50;
 
 /** The longest a request waits for a bench to end (then it is the probe). */
-export const MAX_WAIT_MS = 1500;
+export const MAX_WAIT_MS = 2000;
 
 /** How a proxy is named wherever it is shown or stored: its host, never its credentials. */
 export const proxyHost = (uri: string): string => new URL(uri).host;

@@ -214,6 +214,11 @@ export interface LoadReport {
   p50Ms: number;
   p95Ms: number;
   upstreamCallsPerRequest: number;
+  /**
+   * Of those, the calls the platform answered rather than blocked. Above the baseline's when fewer
+   * identical requests overlapped (concurrent ones share one upstream call): timing, not retries.
+   */
+  servedCallsPerRequest: number;
   /** Of the calls made in the second half of the run, the share that reached burned exits. */
   burnedShareSecondHalf: number;
   /** The failures by status, error code and message (numbers taken out), with their counts. */
@@ -279,6 +284,7 @@ export function report(
       95,
     ),
     upstreamCallsPerRequest: calls.length / answers.length,
+    servedCallsPerRequest: calls.filter((c) => c.block === null).length / answers.length,
     burnedShareSecondHalf: late.length > 0 ? lateBurned / late.length : 0,
     failureKinds: failures.reduce<Record<string, number>>((kinds, a) => {
       const kind = failureKind(a);

@@ -24,6 +24,11 @@ export interface PlayerClient {
   readonly headers: Readonly<Record<string, string>>;
   /** Whether the account cookies of UNFURL_COOKIES_YOUTUBE go with this client's requests. */
   readonly cookies: boolean;
+  /**
+   * Whether its player request carries a proof-of-origin token bound to the video (and the visitor
+   * data it was minted for) when a token source is configured; without one it is asked as it is.
+   */
+  readonly playerPoToken: boolean;
 }
 
 const CHROME_UA =
@@ -34,7 +39,7 @@ const client = (
   id: number,
   version: string,
   userAgent: string,
-  more: Partial<Pick<PlayerClient, 'context' | 'thirdParty' | 'headers' | 'cookies'>> = {},
+  more: Partial<Pick<PlayerClient, 'context' | 'thirdParty' | 'headers' | 'cookies' | 'playerPoToken'>> = {},
 ): PlayerClient => ({
   name,
   clientName: name,
@@ -45,6 +50,7 @@ const client = (
   thirdParty: more.thirdParty ?? null,
   headers: more.headers ?? {},
   cookies: more.cookies ?? false,
+  playerPoToken: more.playerPoToken ?? false,
 });
 
 // Versions and device strings as the maintained open-source clients sent them in mid-2026. The
@@ -115,8 +121,9 @@ const BUILT_IN = {
     'Mozilla/5.0 (iPad; CPU OS 16_7_10 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1,gzip(gfe)',
     { cookies: true },
   ),
-  // The desktop site: browse, next, search and the watch page. Its player wants a token for streams.
-  WEB: client('WEB', 1, '2.20260623.01.00', CHROME_UA, { cookies: true }),
+  // The desktop site: browse, next, search and the watch page. Its player wants a token (an operator
+  // with a token provider may put it in the chain).
+  WEB: client('WEB', 1, '2.20260623.01.00', CHROME_UA, { cookies: true, playerPoToken: true }),
   // Known but not in the default chain: its stream URLs answer 403 since August 2026.
   ANDROID_VR: client(
     'ANDROID_VR',
@@ -184,6 +191,7 @@ const FIELDS = new Set([
   'thirdParty',
   'headers',
   'cookies',
+  'playerPoToken',
 ]);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -245,7 +253,7 @@ function entry(raw: unknown, known: Readonly<Record<string, PlayerClient>>): Pla
       );
     }
   }
-  const { id, version, userAgent, cookies } = spec;
+  const { id, version, userAgent, cookies, playerPoToken } = spec;
   if (id !== undefined && !(typeof id === 'number' && Number.isInteger(id) && id >= 1 && id <= 9999)) {
     throw new ClientTableError('id must be a whole number from 1 to 9999');
   }
@@ -260,6 +268,9 @@ function entry(raw: unknown, known: Readonly<Record<string, PlayerClient>>): Pla
   }
   if (cookies !== undefined && typeof cookies !== 'boolean') {
     throw new ClientTableError('cookies must be true or false');
+  }
+  if (playerPoToken !== undefined && typeof playerPoToken !== 'boolean') {
+    throw new ClientTableError('playerPoToken must be true or false');
   }
   const context = spec.context === undefined ? {} : flatRecord(spec.context, 'context');
   for (const key of ['clientName', 'clientVersion']) {
@@ -280,6 +291,7 @@ function entry(raw: unknown, known: Readonly<Record<string, PlayerClient>>): Pla
     thirdParty: spec.thirdParty === null ? null : (thirdParty ?? base?.thirdParty ?? null),
     headers: { ...base?.headers, ...(spec.headers === undefined ? {} : headerRecord(spec.headers)) },
     cookies: (cookies as boolean | undefined) ?? base?.cookies ?? false,
+    playerPoToken: (playerPoToken as boolean | undefined) ?? base?.playerPoToken ?? false,
   };
 }
 

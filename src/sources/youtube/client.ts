@@ -10,6 +10,7 @@ import { defaultPlayerChain, type PlayerClient } from './client-table.js';
 import { BASE_HEADERS, type ClientName, Innertube, ORIGIN } from './innertube.js';
 import { PLAYER_MEMBERS, type PlayerInfo, type PlayerUse, parsePlayer, playabilityError } from './player.js';
 import { type ChainUse, NextClient, PlayerChain, passesOn } from './player-chain.js';
+import type { PoToken, PoTokenSource } from './po-token.js';
 import {
   commentCountFromNext,
   likeCountFromNext,
@@ -25,6 +26,8 @@ export interface YouTubeClientDeps {
   ttlMs: number;
   /** The player clients in the order tried (UNFURL_YOUTUBE_CLIENTS); unset: the built-in chain. */
   clients?: readonly PlayerClient[] | null;
+  /** Where proof-of-origin tokens come from, for the clients whose player request carries one. */
+  poTokens?: PoTokenSource | null;
 }
 
 /** What we keep of a watch page: its (web-client) player answer and what is shown under the video. */
@@ -66,17 +69,39 @@ export class YouTubeClient {
     });
   }
 
-  /** The parsed /player answer of one client (cached per client and video). */
+  /**
+   * The parsed /player answer of one client (cached per client and video). A client whose player
+   * request carries a proof-of-origin token gets one bound to the video when a source is configured;
+   * a source that fails passes the walk to the next client, with its reason.
+   */
   player(videoId: string, client: ClientName): Promise<PlayerInfo> {
-    return cached(this.deps.cache, `yt:player:${client}:${videoId}`, this.deps.ttlMs, async () =>
-      parsePlayer(
+    return cached(this.deps.cache, `yt:player:${client}:${videoId}`, this.deps.ttlMs, async () => {
+      const pot = await this.playerToken(videoId, client);
+      return parsePlayer(
         await this.innertube.call(
           'player',
-          { videoId, contentCheckOk: true, racyCheckOk: true },
-          { client, members: PLAYER_MEMBERS },
+          {
+            videoId,
+            contentCheckOk: true,
+            racyCheckOk: true,
+            ...(pot && { serviceIntegrityDimensions: { poToken: pot.token } }),
+          },
+          { client, members: PLAYER_MEMBERS, visitorData: pot?.visitorData },
         ),
-      ),
-    );
+      );
+    });
+  }
+
+  private async playerToken(videoId: string, client: ClientName): Promise<PoToken | null> {
+    const source = this.deps.poTokens;
+    if (!source || !this.innertube.client(client).playerPoToken) return null;
+    try {
+      return await source.token(videoId);
+    } catch (err) {
+      // Particular to this request, not to the client: the chain's order stays.
+      if (err instanceof AppError) throw new NextClient(err, false);
+      throw err;
+    }
   }
 
   /** The watch page, read for what only web answers carry (upload date, likes). */

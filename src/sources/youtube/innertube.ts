@@ -57,6 +57,8 @@ export interface InnertubeCallOptions {
    * platform does not take). Unset: a 400 is an `upstream_error` like any other status.
    */
   invalidParam?: string;
+  /** The visitor a proof-of-origin token in the body was minted for (context and X-Goog-Visitor-Id). */
+  visitorData?: string | null;
   /**
    * Read only these top-level members of the answer (a player answer is ~200 KB of which the
    * parsers use a few KB); the rest is never decoded. Unset: the whole answer.
@@ -98,6 +100,7 @@ export class Innertube {
           hl: 'en',
           gl: 'US',
           ...client.context,
+          ...(options.visitorData && { visitorData: options.visitorData }),
         },
         ...(client.thirdParty && { thirdParty: client.thirdParty }),
       },
@@ -121,6 +124,7 @@ export class Innertube {
         'x-youtube-client-name': String(client.id),
         'x-youtube-client-version': client.version,
         ...(sapisid && { authorization: sapisidHash(sapisid, ORIGIN), 'x-origin': ORIGIN }),
+        ...(options.visitorData && { 'x-goog-visitor-id': options.visitorData }),
       },
       body: JSON.stringify(payload),
       // A redirect here is a block (google.com/sorry) or a consent hop: never followed off-platform.

@@ -78,7 +78,12 @@ describe('parseClientTable', () => {
       thirdParty: { embedUrl: 'https://example.net/' },
       headers: { 'x-goog-api-key': 'k' },
       cookies: true,
+      playerPoToken: false,
     });
+    // Whether a client's player request carries a token: the desktop client's does; an entry may say.
+    expect(
+      parseClientTable(['WEB', { name: 'MWEB', playerPoToken: true }]).map((c) => c.playerPoToken),
+    ).toEqual([true, true]);
   });
 
   it.each([
@@ -100,6 +105,7 @@ describe('parseClientTable', () => {
     ],
     [[{ name: 'IOS', headers: { Cookie: 'SID=1' } }], /entry 1 \(IOS\): headers: Cookie cannot be set here/],
     [[{ name: 'IOS', cookies: 'yes' }], /entry 1 \(IOS\): cookies must be true or false/],
+    [[{ name: 'IOS', playerPoToken: 1 }], /entry 1 \(IOS\): playerPoToken must be true or false/],
     [[{ name: 'bad name' }], /entry 1 \(bad name\): name must be/],
     [['IOS', { name: 'IOS' }], /entry 2 \(IOS\): is named twice/],
   ])('refuses %j', (value, message) => {

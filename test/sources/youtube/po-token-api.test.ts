@@ -167,3 +167,54 @@ describe('without a token source', () => {
     expect(await balance(s)).toBe(before);
   });
 });
+
+describe('a client whose player request carries a token (the desktop client, put in the chain)', () => {
+  let provider: PotProvider;
+  const s = {} as Stage;
+  const env: Record<string, string> = {
+    UNFURL_YOUTUBE_POT_TIMEOUT_MS: '500',
+    UNFURL_YOUTUBE_CLIENTS: '["WEB", "ANDROID"]',
+  };
+  useReplayApp(
+    {
+      upstream: 'YOUTUBE',
+      start: async () => {
+        provider = await startPotProvider();
+        env.UNFURL_YOUTUBE_POT_PROVIDER_URL = provider.url;
+        const replay = await startYouTubeReplay();
+        const close = replay.close;
+        return Object.assign(replay, {
+          close: () => Promise.all([close(), provider.close()]).then(() => {}),
+        });
+      },
+      env,
+      clearRequests: true,
+    },
+    (stage) => Object.assign(s, stage),
+  );
+  const players = () => s.replay.requests.filter((r) => r.path === '/youtubei/v1/player');
+  const OPEN_VIDEO = '2lAe1cqCOXo';
+
+  it('sends the video-bound token in the player request of that client only', async () => {
+    const res = await s.t.call(s.key, { method: 'GET', url: `/v1/transcript?${watchUrl(OPEN_VIDEO)}` });
+    expect(res.statusCode).toBe(200);
+    const [web] = players();
+    expect(web?.client).toBe('WEB');
+    expect(web?.body?.serviceIntegrityDimensions).toEqual({ poToken: potFor(OPEN_VIDEO) });
+    expect(provider.calls).toEqual([{ content_binding: OPEN_VIDEO, bypass_cache: false }]);
+    // The caption track itself is open: no token in its URL.
+    expect(timedtexts(s).map((r) => r.query.get('pot'))).toEqual([null]);
+  });
+
+  it('a provider that is down passes the walk to the next client, which answers', async () => {
+    provider.mode = 'down';
+    try {
+      const open = await s.t.call(s.key, { method: 'GET', url: `/v1/transcript?${watchUrl('GJLlxj_dtq8')}` });
+      expect(open.statusCode).toBe(200);
+      expect(players().map((r) => r.client)).toEqual(['ANDROID']);
+      expect(players()[0]?.body?.serviceIntegrityDimensions).toBeUndefined();
+    } finally {
+      provider.mode = 'ok';
+    }
+  });
+});
