@@ -51,6 +51,17 @@ function addTo(f: Flows, type: string, amount: number) {
   f.net += amount;
 }
 
+/** What a transaction's `job_id` names, by its id's prefix. */
+export type RefKind = 'job' | 'request' | 'checkout';
+
+export function refKind(id: string | null): RefKind | null {
+  if (!id) return null;
+  if (id.startsWith('job_')) return 'job';
+  if (id.startsWith('req_')) return 'request';
+  if (id.startsWith('chk_')) return 'checkout';
+  return null;
+}
+
 export class CreditHistory {
   constructor(private readonly db: Db) {}
 
@@ -84,6 +95,7 @@ export class CreditHistory {
         description: t.description,
         operation: t.operation ?? '',
         job_id: t.job_id,
+        ref_kind: refKind(t.job_id),
         created_at: t.created_at,
       })),
       total,

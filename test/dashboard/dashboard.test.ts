@@ -335,7 +335,7 @@ describeWithChromium('dashboard in headless Chromium', () => {
     const entries = JSON.parse(unzip.stdout) as Record<string, string>;
     expect(Object.keys(entries).sort()).toEqual(['beans.md', 'index.md']);
     expect(entries['beans.md']).toMatch(
-      new RegExp(`^---\\nurl: ${site.url}/beans\\ntitle: "Beans"\\n---\\n\\nRunner beans`),
+      new RegExp(`^---\\nurl: ${site.url}/beans\\ntitle: "Beans"\\n---\\n\\n(# Beans\\n\\n)?Runner beans`),
     );
     expect(await page.locator('#jobs-live').textContent()).toBe('');
     await shot(page, '08-jobs');

@@ -122,7 +122,16 @@ export const accountRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'usage'>>
                   description:
                     'What the credits were for (scrape, crawl, transcript, …); empty for grants, purchases and clawbacks',
                 }),
-                job_id: Nullable(Type.String()),
+                job_id: Type.Union([Type.String(), Type.Null()], {
+                  description:
+                    'What the transaction belongs to, despite the name not only jobs: a job (`job_…`), a ' +
+                    'synchronous request (`req_…`, its `X-Request-Id`) or a purchase’s checkout (`chk_…`); ' +
+                    'null for grants and clawbacks. `ref_kind` says which',
+                }),
+                ref_kind: Type.Union([StringEnum(['job', 'request', 'checkout'] as const), Type.Null()], {
+                  description:
+                    'What `job_id` names: `job`, `request` or `checkout`; null when `job_id` is null',
+                }),
                 created_at: Type.Integer(),
               }),
             ),

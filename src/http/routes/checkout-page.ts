@@ -16,16 +16,32 @@ import type { RoutePlugin } from '../typed.js';
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+// The dashboard's look (its colours, navy bar and cards; dark with the system's preference).
 const STYLE = `
-body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#1d1d1f}
-.banner{background:#fff4d6;border:1px solid #e0b000;padding:.8rem 1rem;border-radius:6px}
-button{font-size:1rem;padding:.6rem 1.2rem;border-radius:6px;border:0;background:#1d4ed8;color:#fff;cursor:pointer}
+:root{--fg:#1a1a1a;--muted:#4d4d4d;--bg:#f6f7f9;--card:#fff;--line:#d0d4da;--accent:#1d4ed8;--accent-fg:#fff;
+--warn-bg:#fff4d6;--warn-line:#a06b00;--navy:#10233f;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e9ef;--muted:#a9b3c2;--bg:#0b1526;--card:#13203a;--line:#2b3a57;
+--accent:#8fb2ff;--accent-fg:#0b1526;--warn-bg:#3a2d06;--warn-line:#d9a21b;--navy:#0a1830}}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg);min-height:100vh}
+header{background:var(--navy);color:#fff;padding:.6rem 1.2rem;display:flex;align-items:center;gap:1rem;border-bottom:1px solid var(--line)}
+header a{color:#fff;font-weight:700;font-size:1.2rem;text-decoration:none}
+header span{opacity:.85}
+main{max-width:36rem;margin:2.5rem auto;padding:0 1rem}
+.card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:1.2rem 1.4rem}
+h1{font-size:1.6rem;margin:0 0 .8rem}
+a{color:var(--accent)}
+code{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9em}
+.banner{background:var(--warn-bg);border:2px solid var(--warn-line);padding:.8rem 1rem;border-radius:6px;margin:0 0 1.2rem}
+.price{color:var(--muted)}
+button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);cursor:pointer}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 `;
 
 // Nothing loads but the one inline style (allowed by its hash); forms post only here; no framing.
 const SECURITY_HEADERS = {
   'Content-Security-Policy':
-    `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
+    `default-src 'none'; img-src 'self'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
     "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
@@ -34,8 +50,11 @@ const SECURITY_HEADERS = {
 };
 
 function page(title: string, body: string) {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${escapeHtml(title)} · Unfurl</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><link rel="icon" href="/dashboard/favicon.svg" type="image/svg+xml">
+<title>${escapeHtml(title)} · Unfurl</title><style>${STYLE}</style></head><body>
+<header><a href="/">Unfurl</a><span>Checkout</span></header>
+<main><div class="card">${body}</div></main></body></html>`;
 }
 
 // 20 characters: ids made before they began with their time.
@@ -140,7 +159,7 @@ export const checkoutPageRoutes: RoutePlugin<Pick<HttpContext, 'checkouts' | 'co
         'Test checkout',
         `<p class="banner"><strong>Test mode — no payment is taken.</strong> This server runs without a payment
 provider; confirming adds the credits for free.</p>
-<h1>${creditsText(row.credits)}</h1><p>Package <code>${escapeHtml(row.package_id)}</code>, list price $${escapeHtml(row.price_usd)}.</p>
+<h1>${creditsText(row.credits)}</h1><p class="price">Package <code>${escapeHtml(row.package_id)}</code>, list price $${escapeHtml(row.price_usd)}.</p>
 <form method="post" action="/v1/credits/checkout/${escapeHtml(row.id)}/confirm"><input type="hidden" name="token" value="${escapeHtml(row.confirm_token!)}"><button type="submit">Confirm test purchase</button></form>
 <p><a href="/#/credits">Cancel and go back to the dashboard</a></p>`,
       );

@@ -35,7 +35,9 @@ async function submit(form, errorId, action, next) {
     await action(values(form));
     form.reset();
     announce('Signed in.');
-    window.location.hash = next;
+    // Signed out on a bookmarked page, the address may already be `next`: route anyway.
+    if (window.location.hash === next) window.dispatchEvent(new HashChangeEvent('hashchange'));
+    else window.location.hash = next;
   } catch (err) {
     showError(errorId, err);
   } finally {

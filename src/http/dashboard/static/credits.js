@@ -1,8 +1,9 @@
 // Credits: the balance, the packages on sale, and buying one: POST /v1/credits/purchase, then the
 // checkout page (Stripe, or the server's test-mode page) in a new tab while this page watches the
 // balance until the purchase lands.
+import { purchasedPackage } from './activity.js';
 import { call } from './api.js';
-import { $, announce, el, fill, fmtInt, showError } from './dom.js';
+import { $, announce, el, fill, fmtInt, fmtTime, showError, table } from './dom.js';
 
 const WATCH_EVERY_MS = 2000;
 const WATCH_FOR_MS = 15 * 60_000;
@@ -37,6 +38,7 @@ function watchBalance(startBalance, credits) {
         clearInterval(watching);
         watching = null;
         status(el('strong', {}, `✓ Purchase complete: ${fmtInt(credits)} credits added.`));
+        void loadPurchases(true).catch(() => {});
         $('checkout-status').classList.add('ok');
         announce(`Purchase complete. Your balance is ${fmtInt(balance)} credits.`);
       }
@@ -83,8 +85,47 @@ async function buy(pkg, button) {
   }
 }
 
+// Purchase history: the ledger's purchase entries, newest first, paged by cursor.
+const PURCHASES_PAGE = 20;
+let purchases = [];
+let purchasesNext = null;
+let onSale = [];
+
+function renderPurchases() {
+  fill(
+    $('purchases'),
+    purchases.length
+      ? table(
+          'Purchases of this account, newest first',
+          ['When', { label: 'Credits', num: true }, { label: 'Price', num: true }, 'Checkout'],
+          purchases.map((t) => {
+            const pkg = purchasedPackage(t.description, onSale);
+            return [
+              fmtTime(t.created_at),
+              fmtInt(t.amount),
+              pkg ? `$${pkg.priceUsd}` : '—',
+              t.job_id ? el('code', {}, t.job_id) : '—',
+            ];
+          }),
+        )
+      : el('p', { class: 'hint' }, 'No purchases yet.'),
+  );
+  $('purchases-more').hidden = !purchasesNext;
+}
+
+async function loadPurchases(first) {
+  const page = await call('GET', '/v1/account/usage', {
+    query: { type: 'purchase', limit: PURCHASES_PAGE, cursor: first ? undefined : purchasesNext },
+  });
+  if (first) purchases = [];
+  purchases.push(...page.transactions);
+  purchasesNext = page.next;
+  renderPurchases();
+}
+
 async function loadPackages() {
   const { packages, checkout } = await call('GET', '/v1/credits/packages', { token: null });
+  onSale = packages;
   const banner = $('credits-mode');
   banner.hidden = checkout !== 'test' && checkout !== 'off';
   banner.textContent =
@@ -115,6 +156,13 @@ async function loadPackages() {
 
 export const creditsView = {
   init() {
+    $('purchases-more').addEventListener('click', async () => {
+      try {
+        await loadPurchases(false);
+      } catch (err) {
+        showError('credits-error', err);
+      }
+    });
     $('refresh-balance').addEventListener('click', async () => {
       try {
         const balance = await refreshBalance();
@@ -128,6 +176,7 @@ export const creditsView = {
     showError('credits-error', null);
     try {
       await Promise.all([refreshBalance(), loadPackages()]);
+      await loadPurchases(true);
     } catch (err) {
       showError('credits-error', err);
     }

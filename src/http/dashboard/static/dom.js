@@ -47,8 +47,43 @@ export function fmtDuration(ms) {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
-/** A table with a caption (visually hidden unless `showCaption`), headers and rows of cells. */
+/**
+ * A button that copies `text()` to the clipboard and says so on itself for a moment (or asks to
+ * select and copy where the page may not write the clipboard).
+ */
+export function copyButton(text, label = 'Copy') {
+  const button = el('button', { type: 'button', class: 'secondary small copy', 'aria-label': label }, 'Copy');
+  wireCopy(button, text);
+  return button;
+}
+
+/** Makes an existing button copy `text()` (see copyButton). */
+export function wireCopy(button, text) {
+  let reset = null;
+  button.addEventListener('click', async () => {
+    clearTimeout(reset);
+    try {
+      await navigator.clipboard.writeText(text());
+      button.textContent = 'Copied';
+      announce('Copied to the clipboard.');
+    } catch {
+      button.textContent = 'Select and copy';
+    }
+    reset = setTimeout(() => {
+      button.textContent = 'Copy';
+    }, 2000);
+  });
+}
+
+/**
+ * A table with a caption (visually hidden unless `showCaption`), headers and rows of cells, in a box
+ * that scrolls sideways when the table is wider than the screen.
+ */
 export function table(caption, headers, rows, { showCaption = false } = {}) {
+  return el('div', { class: 'table-wrap' }, tableOnly(caption, headers, rows, showCaption));
+}
+
+function tableOnly(caption, headers, rows, showCaption) {
   return el(
     'table',
     {},

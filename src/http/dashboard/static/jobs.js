@@ -52,6 +52,68 @@ function urlCell(url) {
 
 const live = (status) => status === 'queued' || status === 'active';
 
+/** While a job runs its credits are only held (the most it may cost), so say so: not the charge. */
+function creditsCell(job) {
+  if (!live(job.status)) return fmtInt(job.credits);
+  return el(
+    'span',
+    {
+      class: 'held',
+      title: 'Held while the job runs: the most it may cost. It is charged what it used when it ends.',
+    },
+    `up to ${fmtInt(job.credits)} (held)`,
+  );
+}
+
+/** The job's summary fields, named and formatted for people (the list's units). Pure but for el(). */
+const FIELD_LABELS = {
+  id: 'Job id',
+  queue: 'Kind',
+  url: 'URL',
+  status: 'Status',
+  createdAt: 'Created',
+  completedAt: 'Finished',
+  durationMs: 'Duration',
+  error: 'Error',
+  attempts: 'Attempts',
+};
+const humanize = (key) => {
+  const words = key
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+export function jobFields(job, extra = {}) {
+  const out = [];
+  const running = live(job.status);
+  for (const [k, v] of Object.entries(job)) {
+    if (k === 'maxAttempts') continue;
+    let label = FIELD_LABELS[k] ?? humanize(k);
+    let value;
+    if (k === 'id') value = el('code', {}, v);
+    else if (k === 'queue') value = el('span', { class: 'kind' }, v);
+    else if (k === 'url') value = v ? urlCell(v) : '—';
+    else if (k === 'status') value = el('span', { class: `badge ${v}` }, v);
+    else if (/At$/.test(k))
+      value = v === null ? (k === 'completedAt' && running ? 'not yet' : '—') : fmtTime(v);
+    else if (k === 'durationMs') value = v === null ? (running ? 'still running' : '—') : fmtDuration(v);
+    else if (k === 'attempts')
+      value = job.maxAttempts ? `${fmtInt(v)} of at most ${fmtInt(job.maxAttempts)}` : fmtInt(v);
+    else if (k === 'credits') {
+      label = running ? 'Credits held' : 'Credits charged';
+      value = running
+        ? `up to ${fmtInt(v)} held while it runs (it is charged what it used when it ends)`
+        : fmtInt(v);
+    } else if (k === 'error' && v === null) continue;
+    else value = v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    out.push([label, value, k]);
+  }
+  for (const [label, value] of Object.entries(extra)) out.push([label, value, label]);
+  return out.flatMap(([label, value, key]) => [el('dt', {}, label), el('dd', { 'data-field': key }, value)]);
+}
+
 /** Cancels a job after asking; a crawl keeps (and is billed for) the pages it has. */
 async function cancelJob(id) {
   if (
@@ -110,7 +172,7 @@ async function load() {
           ],
           fmtTime(j.createdAt),
           fmtDuration(j.durationMs),
-          fmtInt(j.credits),
+          creditsCell(j),
           j.error ?? '',
         ]),
       ),
@@ -142,29 +204,50 @@ async function crawlPages(pollPath) {
   return { answer, pages };
 }
 
+/** The order the crawl's pages are listed in: by URL unless asked for the crawl's own. */
+let crawlOrder = 'url';
+const byUrl = (a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0);
+
 function crawlView(jobId, answer, pages) {
-  const list = el(
-    'ol',
-    { class: 'crawl-pages', 'data-testid': 'crawl-pages' },
-    pages.map((p) =>
+  const list = el('ol', { class: 'crawl-pages', 'data-testid': 'crawl-pages' });
+  const order = el(
+    'select',
+    { id: 'crawl-order' },
+    el('option', { value: 'url', selected: crawlOrder === 'url' }, 'By URL'),
+    el('option', { value: 'crawl', selected: crawlOrder === 'crawl' }, 'In crawl order'),
+  );
+  const renderList = () => {
+    const shown = crawlOrder === 'url' ? [...pages].sort(byUrl) : pages;
+    fill(list, shown.map(pageItem));
+  };
+  order.addEventListener('change', () => {
+    crawlOrder = order.value;
+    renderList();
+  });
+  renderList();
+  return crawlParts(jobId, answer, pages, order, list);
+}
+
+function pageItem(p) {
+  return el(
+    'li',
+    {},
+    el(
+      'details',
+      {},
       el(
-        'li',
+        'summary',
         {},
-        el(
-          'details',
-          {},
-          el(
-            'summary',
-            {},
-            el('strong', {}, p.name || '(untitled)'),
-            ' ',
-            el('span', { class: 'hint' }, `${p.url} · ${fmtInt(p.countCharacters)} characters`),
-          ),
-          renderMarkdown(p.content),
-        ),
+        el('strong', {}, p.name || '(untitled)'),
+        ' ',
+        el('span', { class: 'hint' }, `${p.url} · ${fmtInt(p.countCharacters)} characters`),
       ),
+      renderMarkdown(p.content),
     ),
   );
+}
+
+function crawlParts(jobId, answer, pages, order, list) {
   const failures = answer.failures?.length
     ? el(
         'p',
@@ -210,6 +293,8 @@ function crawlView(jobId, answer, pages) {
         'Download Markdown (.zip)',
       ),
     ),
+    pages.length > 1 &&
+      el('div', { class: 'row' }, el('label', { for: 'crawl-order', class: 'inline' }, 'Order'), order),
     failures,
     list,
   ];
@@ -224,23 +309,18 @@ async function openJob(id, { focus = false } = {}) {
     $('job-detail-title').textContent = `Job ${job.id}`;
     openId = job.id;
     $('job-cancel').hidden = !live(job.status);
-    fill(
-      $('job-fields'),
-      Object.entries(summary).flatMap(([k, v]) => [
-        el('dt', {}, k === 'queue' ? 'kind' : k),
-        el(
-          'dd',
-          {},
-          /At$/.test(k) ? fmtTime(v) : k === 'url' && v ? urlCell(v) : v === null ? '—' : String(v),
-        ),
-      ]),
-    );
+    fill($('job-fields'), jobFields(summary));
     const poll = POLL_ROUTES[job.queue];
     const pollPath = poll ? `${poll}${encodeURIComponent(job.id)}` : null;
     $('job-result-title').textContent = job.queue === 'crawl' ? 'Pages' : 'Result';
     if (job.queue === 'crawl') {
       const { answer, pages } = await crawlPages(pollPath);
       if (openId !== id) return;
+      if (live(job.status))
+        fill(
+          $('job-fields'),
+          jobFields(summary, { 'Pages so far': `${fmtInt(answer.total ?? pages.length)} scraped` }),
+        );
       fill($('job-result'), crawlView(job.id, answer, pages));
       $('job-poll').hidden = true;
     } else {

@@ -1,5 +1,6 @@
 // The dashboard's entry: hash routes (#/overview, #/keys …), one <section data-view> shown at a
 // time, signed-out visitors sent to the sign-in view.
+import { activityView } from './activity.js';
 import { request, session, whenSessionLost } from './api.js';
 import { authView } from './auth.js';
 import { creditsView } from './credits.js';
@@ -13,6 +14,7 @@ import { settingsView } from './settings.js';
 const views = {
   auth: authView,
   overview: overviewView,
+  activity: activityView,
   keys: keysView,
   credits: creditsView,
   jobs: jobsView,

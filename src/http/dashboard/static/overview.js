@@ -1,8 +1,9 @@
 // Overview: balance, credit usage chart and per-operation breakdown (from GET
 // /v1/account/usage/summary: sums the ledger keeps, right for any volume) and the latest transactions.
+import { activity, activityTable, jobsFor, packages } from './activity.js';
 import { call } from './api.js';
 import { buckets, renderUsageChart } from './chart.js';
-import { $, el, fill, fmtInt, fmtTime, showError, table } from './dom.js';
+import { $, copyButton, el, fill, fmtInt, showError, table } from './dom.js';
 
 /** The summary of the range's bins: hourly for the last 24 hours, else daily (UTC days). */
 async function summaryFor(range) {
@@ -16,60 +17,10 @@ async function summaryFor(range) {
 /** Below this balance the overview suggests buying more. */
 const LOW_BALANCE = 20;
 
-/**
- * One entry per request or job (its hold, release and settlement are one thing to a user), and one
- * per grant or purchase; newest first. Pure.
- */
-export function activity(transactions) {
-  const groups = new Map();
-  const out = [];
-  for (const t of transactions) {
-    // Requests (req_) and jobs (job_) hold, release and settle; a purchase (chk_) is one transaction.
-    if (!/^(req|job)_/.test(t.job_id ?? '')) {
-      out.push({ id: t.job_id, when: t.created_at, what: t.description, credits: t.amount, state: t.type });
-      continue;
-    }
-    let g = groups.get(t.job_id);
-    if (!g) {
-      g = { id: t.job_id, when: t.created_at, what: '', credits: 0, types: new Set() };
-      groups.set(t.job_id, g);
-      out.push(g);
-    }
-    g.when = Math.min(g.when, t.created_at);
-    g.credits += t.amount;
-    g.types.add(t.type);
-    if (t.type !== 'release' || !g.what) {
-      const what = t.description.replace(/^(Release: )?(Additional )?(hold for )?/i, '');
-      g.what = what.charAt(0).toUpperCase() + what.slice(1);
-    }
-  }
-  for (const g of groups.values()) {
-    g.state = g.types.has('settled') ? 'charged' : g.types.has('release') ? 'refunded' : 'held';
-    delete g.types;
-  }
-  return out;
-}
-
-const signed = (n) => (n > 0 ? `+${fmtInt(n)}` : fmtInt(n));
-
-function idCell(id) {
-  if (!id) return '—';
-  if (id.startsWith('job_')) return el('a', { href: `#/jobs?id=${encodeURIComponent(id)}` }, id);
-  return el('code', { title: 'The X-Request-Id of the request' }, id);
-}
-
 function gettingStarted() {
   const curl = `curl -s "${window.location.origin}/v1/web/scrape?url=https://example.com" \\
   -H "Authorization: Bearer $UNFURL_API_KEY"`;
-  const copy = el('button', { type: 'button', class: 'secondary small' }, 'Copy');
-  copy.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(curl);
-      copy.textContent = 'Copied';
-    } catch {
-      copy.textContent = 'Select and copy';
-    }
-  });
+  const copy = copyButton(() => curl, 'Copy the command');
   return [
     el('h2', {}, 'Get started'),
     el(
@@ -116,32 +67,15 @@ async function load() {
   $('getting-started').hidden = !isNew;
   if (isNew) fill($('getting-started'), gettingStarted());
   draw(usage);
-  const urls = new Map(jobs.jobs.map((j) => [j.id, j]));
   const recent = activity(transactions).slice(0, 15);
+  const [pkgs, known] = await Promise.all([
+    packages(),
+    jobsFor(recent, new Map(jobs.jobs.map((j) => [j.id, j]))),
+  ]);
   fill(
     $('recent-transactions'),
     recent.length
-      ? table(
-          'Latest requests, jobs and purchases',
-          ['When', 'What', 'URL', { label: 'Credits', num: true }, 'State', 'Job or request'],
-          recent.map((a) => {
-            const job = a.id ? urls.get(a.id) : undefined;
-            return [
-              fmtTime(a.when),
-              job && !a.what.toLowerCase().includes(job.queue) ? `${a.what} (${job.queue})` : a.what,
-              job?.url
-                ? el(
-                    'a',
-                    { href: job.url, target: '_blank', rel: 'noopener noreferrer', class: 'url' },
-                    job.url,
-                  )
-                : '—',
-              signed(a.credits),
-              a.state,
-              idCell(a.id),
-            ];
-          }),
-        )
+      ? activityTable('Latest requests, jobs and purchases', recent, known, pkgs)
       : el('p', { class: 'hint' }, 'No activity yet.'),
   );
 }

@@ -1,7 +1,7 @@
 // Playground: any operation of /openapi.json, its parameters as a form, sent with this session, an
 // API key or nothing; shows the status, the credit headers and the body.
 import { request, session } from './api.js';
-import { $, announce, el, fill } from './dom.js';
+import { $, announce, el, fill, wireCopy } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 
 // The API's own operations first, account plumbing after.
@@ -23,6 +23,8 @@ const SDK_METHODS = {
 };
 let lastUser = null;
 let lastReq = null;
+/** The last answer's whole text (what Copy copies; the page shows at most MAX_SHOWN_CHARS). */
+let lastText = null;
 
 const SHOWN_HEADERS = [
   'x-credits-charged',
@@ -180,10 +182,17 @@ function paramInput(p) {
 }
 
 /** Forgets the last answer: it belonged to another operation or another user. */
+/** The Copy buttons show only beside something to copy. */
+function syncCopyButtons() {
+  $('play-response-copy').hidden = !$('play-response').textContent;
+  $('play-snippet-copy').hidden = !$('play-curl').textContent;
+}
+
 function clearAnswer() {
   $('play-status').textContent = 'No request sent yet.';
   fill($('play-headers'));
   $('play-response').textContent = '';
+  lastText = null;
   fill($('play-links'));
   fill($('play-preview'));
   $('play-preview-box').hidden = true;
@@ -314,10 +323,12 @@ function renderSnippet() {
   }
   if (!entry || !req) {
     $('play-curl').textContent = '';
+    syncCopyButtons();
     return;
   }
   $('play-curl').textContent =
     lang === 'js' ? jsFor(entry, req) : lang === 'python' ? pythonFor(entry, req) : curlFor(entry, req);
+  syncCopyButtons();
 }
 
 function showLinks(body) {
@@ -365,11 +376,13 @@ async function send() {
     );
     const text =
       typeof res.body === 'object' && res.body !== null ? JSON.stringify(res.body, null, 2) : res.text;
+    lastText = text;
     $('play-response').textContent =
       text.length > MAX_SHOWN_CHARS
         ? `${text.slice(0, MAX_SHOWN_CHARS)}\n… (${text.length - MAX_SHOWN_CHARS} more characters)`
         : text;
     showLinks(res.body);
+    syncCopyButtons();
     const charged = res.headers.get('x-credits-charged');
     $('play-status').textContent =
       `HTTP ${res.status} ${res.statusText} · ${Math.round(res.ms)} ms${charged !== null ? ` · ${charged} credit${charged === '1' ? '' : 's'} charged` : ''}`;
@@ -384,6 +397,9 @@ async function send() {
 
 export const playgroundView = {
   init() {
+    // The whole answer, not the shortened one on screen, when it was cut.
+    wireCopy($('play-response-copy'), () => lastText ?? $('play-response').textContent);
+    wireCopy($('play-snippet-copy'), () => $('play-curl').textContent);
     $('play-op').addEventListener('change', renderOperation);
     for (const radio of document.querySelectorAll('input[name="play-auth"]')) {
       radio.addEventListener('change', () => {
