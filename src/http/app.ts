@@ -1,7 +1,13 @@
 // Builds the HTTP application around a set of services. It never listens: main/ does that.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { newId } from '../ids.js';
 import type { HttpContext } from './context.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
@@ -55,10 +61,37 @@ export interface BuildOptions {
   extraRoutes?: (app: FastifyInstance) => Promise<void> | void;
 }
 
+/** A request's duration in ms, rounded to hundredths: 3.95, not 3.9518620000003466. Pure. */
+export const roundedMs = (ms: number) => Math.round(ms * 100) / 100;
+
+/**
+ * One log line per request, at info once it is answered (error when the answer could not be written):
+ * method, URL, status and time (ms, rounded), and through reply.log the request id and, from the
+ * observability hook (routes/system.ts), the route and the account. No "incoming request" line: a
+ * request's other lines carry its reqId. Failures are also logged where they are handled
+ * (plugins/errors.ts), at warn or error.
+ */
+export class RequestLog extends LogController {
+  override incomingRequest() {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    if (this.isLogDisabled(request)) return;
+    const line = {
+      req: { method: request.method, url: request.url, remoteAddress: request.ip },
+      res: { statusCode: reply.statusCode },
+      responseTime: roundedMs(reply.elapsedTime),
+      // The error code of an error answer (read as it was sent, routes/system.ts).
+      ...(request.errorCode && { error: request.errorCode }),
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
 export const API_DESCRIPTION = `Turn a URL into data: transcripts, video, channel and post metadata, on-screen text,
 AI descriptions, structured extraction, and web pages as Markdown, link maps and crawls.
 
-Authenticate with \`Authorization: Bearer <API key>\` (or \`x-api-key: <API key>\`). Every request costs credits (see /docs/reference#prices);
+Authenticate with \`Authorization: Bearer <API key>\` (or \`x-api-key: <API key>\`). Every request costs credits (see [the prices](/docs/reference#prices));
 failed requests cost nothing. Errors answer \`{error, message, details, documentationUrl}\`.
 
 [Errors, prices and limits](/docs/reference) · [Dashboard](/) (keys, credits, jobs, a playground) · [openapi.json](/openapi.json)`;
@@ -78,6 +111,8 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
       ],
       ...(options.logStream && { stream: options.logStream }),
     },
+    // One line per request (RequestLog), instead of Fastify's two.
+    logController: new RequestLog(),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -128,13 +163,15 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
         },
       },
       security: [{ bearer: [] }, { apiKey: [] }],
+      // In the order a user meets them: what the API is for first (pages, transcripts and videos, posts),
+      // then the jobs the longer operations answer, then the account's plumbing; Swagger UI keeps it.
       tags: [
-        { name: 'Accounts', description: 'Registration, login and API keys' },
-        { name: 'Credits', description: 'Balance, usage history and purchases' },
-        { name: 'Jobs', description: 'Asynchronous jobs: list, status and results' },
+        { name: 'Web', description: 'Web pages as Markdown, site maps and crawls' },
         { name: 'Videos', description: 'Transcripts, video and channel metadata, listings, comments' },
         { name: 'Posts', description: 'Microblog post metadata' },
-        { name: 'Web', description: 'Web pages as Markdown, site maps and crawls' },
+        { name: 'Jobs', description: 'Asynchronous jobs: list, status and results' },
+        { name: 'Credits', description: 'Balance, usage history and purchases' },
+        { name: 'Accounts', description: 'Registration, login and API keys' },
         { name: 'System', description: 'Health and readiness' },
       ],
     },

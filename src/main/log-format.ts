@@ -15,6 +15,30 @@ const COLOURS: Record<number, string> = { 10: '90', 20: '90', 30: '32', 40: '33'
 /** Fields every line has, or that the line shows in its own place. */
 const SHOWN_ELSEWHERE = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err', 'v']);
 
+/** The messages of a request's one line (http/app.ts RequestLog). */
+const REQUEST_LINES = new Set(['request completed', 'request errored']);
+
+/**
+ * A request's line read as `GET /v1/account 200 3.95 ms` and its other fields (the client's address,
+ * the request id, route and account), else null. Pure.
+ */
+function requestLine(
+  entry: Record<string, unknown>,
+): { summary: string; rest: Record<string, unknown> } | null {
+  const { req, res, responseTime, ...rest } = entry;
+  if (!REQUEST_LINES.has(String(entry.msg)) || !isRecord(req) || !isRecord(res)) return null;
+  const { method, url, ...otherReq } = req;
+  const { statusCode, ...otherRes } = res;
+  if (typeof method !== 'string' || typeof statusCode !== 'number') return null;
+  const ms = typeof responseTime === 'number' ? ` ${responseTime} ms` : '';
+  if (Object.keys(otherReq).length) rest.req = otherReq;
+  if (Object.keys(otherRes).length) rest.res = otherRes;
+  return { summary: `${method} ${String(url)} ${statusCode}${ms}`, rest };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
 function flatten(value: unknown, prefix: string, out: string[]): void {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
@@ -37,8 +61,11 @@ export function formatLogLine(json: string, colour: boolean): string {
   const name = (LEVELS[level] ?? String(level)).padEnd(5);
   const tag = colour ? `\u001b[${COLOURS[level] ?? '0'}m${name}\u001b[0m` : name;
   const fields: string[] = [];
-  for (const [k, v] of Object.entries(entry)) if (!SHOWN_ELSEWHERE.has(k)) flatten(v, k, fields);
-  let text = `${time} ${tag} ${String(entry.msg ?? '')}${fields.length ? `  ${fields.join(' ')}` : ''}\n`;
+  const request = requestLine(entry);
+  for (const [k, v] of Object.entries(request?.rest ?? entry))
+    if (!SHOWN_ELSEWHERE.has(k)) flatten(v, k, fields);
+  const msg = request ? `${String(entry.msg)}: ${request.summary}` : String(entry.msg ?? '');
+  let text = `${time} ${tag} ${msg}${fields.length ? `  ${fields.join(' ')}` : ''}\n`;
   const err = entry.err as { stack?: string; message?: string } | undefined;
   if (err) text += `${(err.stack ?? err.message ?? '').replace(/^/gm, '    ')}\n`;
   return text;

@@ -111,7 +111,7 @@ describe('MCP job waits', () => {
             write(line: string) {
               const entry = JSON.parse(line) as { msg?: string; req?: { method?: string; url?: string } };
               if (
-                entry.msg === 'incoming request' &&
+                entry.msg === 'request completed' &&
                 entry.req?.method === 'GET' &&
                 /^\/v1\/video\/ocr\/job_/.test(entry.req.url ?? '')
               ) {

@@ -25,6 +25,10 @@ const EXPECTED_PUBLIC = [
   'GET /openapi.json',
   'GET /',
   'GET /dashboard/:file',
+  // Redirects to / and the site icon: no data behind them.
+  'GET /dashboard',
+  'GET /dashboard/',
+  'GET /favicon.ico',
 ].sort();
 
 const PASSWORD = 'correct horse battery';

@@ -97,7 +97,10 @@ export interface CreditTransaction {
   description: string;
   /** What the credits were for (scrape, crawl, transcript, …); '' for grants, purchases and clawbacks. */
   operation: string;
+  /** A job (`job_…`), a synchronous request (`req_…`) or a purchase's checkout (`chk_…`); null for grants and clawbacks. */
   job_id: string | null;
+  /** What `job_id` names; null when it is null. */
+  ref_kind: 'job' | 'request' | 'checkout' | null;
   created_at: number;
 }
 

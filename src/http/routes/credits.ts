@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { creditPackages } from '../../billing/packages.js';
+import { AppError } from '../../errors.js';
 import type { HttpContext } from '../context.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses } from '../schemas/common.js';
@@ -10,6 +11,22 @@ const Package = Type.Object({
   credits: Type.Integer(),
   priceUsd: Type.String({ description: 'US dollars, two decimals' }),
 });
+
+/** The package a purchase names, as package_id or packageId (both: they must agree). */
+function packageIdOf(body: { package_id?: string; packageId?: string }): string {
+  const { package_id: snake, packageId: camel } = body;
+  if (snake !== undefined && camel !== undefined && snake !== camel) {
+    throw new AppError(
+      'invalid_request',
+      `Body fields 'package_id' (${snake}) and 'packageId' (${camel}) disagree; send one of them`,
+      'packageId',
+    );
+  }
+  const id = snake ?? camel;
+  if (id === undefined)
+    throw new AppError('invalid_request', "Missing required body field 'package_id'", 'package_id');
+  return id;
+}
 
 export const creditRoutes: RoutePlugin<Pick<HttpContext, 'checkouts'>> = async (app, deps) => {
   const { checkouts } = deps;
@@ -42,8 +59,24 @@ export const creditRoutes: RoutePlugin<Pick<HttpContext, 'checkouts'>> = async (
       schema: {
         tags: ['Credits'],
         summary: 'Start buying a package: answers the checkout URL to open',
+        // The spec names it package_id; packageId (how the answer and the SDKs spell it) is taken too.
         body: Type.Object(
-          { package_id: Type.String({ minLength: 1, maxLength: 64, description: 'A package id' }) },
+          {
+            package_id: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 64,
+                description: 'A package id (GET /v1/credits/packages)',
+              }),
+            ),
+            packageId: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 64,
+                description: 'The same as package_id (either one)',
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: {
@@ -58,6 +91,6 @@ export const creditRoutes: RoutePlugin<Pick<HttpContext, 'checkouts'>> = async (
         },
       },
     },
-    async (request) => checkouts.purchase(principal(request).accountId, request.body.package_id),
+    async (request) => checkouts.purchase(principal(request).accountId, packageIdOf(request.body)),
   );
 };

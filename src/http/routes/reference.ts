@@ -1,4 +1,5 @@
-// /docs/reference: the human page for error codes, prices and limits that documentationUrl points at.
+// /docs/reference: the human page for prices, limits and error codes (documentationUrl points at the
+// latter). In the order a user meets them: what things cost first, what a failure means last.
 import { creditPackages } from '../../billing/packages.js';
 import { priceTable } from '../../billing/prices.js';
 import { errorStatus } from '../../errors.js';
@@ -41,14 +42,16 @@ export function referenceHtml(): string {
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
 tr:target{background:#fff4d6}</style></head><body>
-<h1>Unfurl API reference</h1><p>Endpoints and schemas: <a href="/docs">interactive docs</a> · <a href="/openapi.json">openapi.json</a>.</p>
-<h2 id="errors">Errors</h2><p>Every failure answers <code>{error, message, details, documentationUrl}</code>.</p>
-<table><tr><th>error</th><th>HTTP</th><th>meaning</th></tr>${errors}</table>
+<h1>Unfurl API reference</h1><p>Endpoints and schemas: <a href="/docs">interactive docs</a> · <a href="/openapi.json">openapi.json</a> · <a href="/">dashboard</a>.</p>
+<p>On this page: <a href="#prices">prices</a> · <a href="#packages">credit packages</a> · <a href="#rate-limits">rate limits</a> · <a href="#errors">errors</a>.</p>
 <h2 id="prices">Prices</h2><p>Failed requests cost nothing. Jobs hold their maximum cost when accepted and settle the real cost when they end.</p>
 <table><tr><th>operation</th><th>price</th></tr>${prices}</table>
-<h2 id="packages">Credit packages</h2><table><tr><th>id</th><th>credits</th><th>price</th></tr>${packages}</table>
+<h2 id="packages">Credit packages</h2><p>Listed by <a href="/v1/credits/packages">GET /v1/credits/packages</a>, bought with POST /v1/credits/purchase.</p>
+<table><tr><th>id</th><th>credits</th><th>price</th></tr>${packages}</table>
 <h2 id="rate-limits">Rate limits</h2><p>Per API key, a token bucket (default 10 requests/s, bursts of 20). A 429 carries
 <code>Retry-After</code>, <code>RateLimit</code> and <code>RateLimit-Policy</code>; a limited request costs nothing.</p>
+<h2 id="errors">Errors</h2><p>Every failure answers <code>{error, message, details, documentationUrl}</code>; <code>documentationUrl</code> points at its row here.</p>
+<table><tr><th>error</th><th>HTTP</th><th>meaning</th></tr>${errors}</table>
 </body></html>`;
 }
 
