@@ -16,7 +16,7 @@ import type { JobQueue, QueuedJob } from './queue.js';
 import type { JobListQuery } from './records/reads.js';
 import type { JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
-import type { PerAccountLimit } from './types.js';
+import type { JobKind, PerAccountLimit } from './types.js';
 
 export interface SubmitRequest {
   accountId: string;
@@ -126,20 +126,25 @@ export class JobService {
         await this.plainInserts.add(row);
       } else {
         await this.db.transaction().execute(async (tx) => {
-          await tx.insertInto('jobs').values(row).execute();
-          if (estimate > 0) {
+          const fitted = await this.fitToBalance(tx, kind, req.accountId, req.input, estimate);
+          const held = fitted.estimate;
+          await tx
+            .insertInto('jobs')
+            .values(fitted.input === req.input ? row : { ...row, input: JSON.stringify(fitted.input), held })
+            .execute();
+          if (held > 0) {
             const remaining = await this.ledger.hold(
               req.accountId,
               jobId,
-              estimate,
+              held,
               1,
               `Hold for ${req.kind} job`,
               req.kind,
               tx,
             );
-            credits = { held: estimate, remaining };
+            credits = { held, remaining };
           }
-          if (kind.perAccount) await this.checkAccountLimit(tx, req.accountId, kind.perAccount, estimate > 0);
+          if (kind.perAccount) await this.checkAccountLimit(tx, req.accountId, kind.perAccount, held > 0);
           if (key) {
             await tx
               .insertInto('idempotency_keys')
@@ -185,6 +190,25 @@ export class JobService {
         }),
     });
     return { jobId, created: true, ...(credits && { credits }) };
+  }
+
+  /**
+   * The job cut to the balance when its kind can do less for less and the balance is short of the
+   * estimate (a crawl of fewer pages rather than a 402). The balance is read under the account row's
+   * lock, which the hold then takes again, so it cannot move in between and the hold never overdraws.
+   */
+  private async fitToBalance(
+    tx: Tx,
+    kind: JobKind,
+    accountId: string,
+    input: unknown,
+    estimate: number,
+  ): Promise<{ input: unknown; estimate: number }> {
+    if (!kind.fitToBalance || estimate === 0) return { input, estimate };
+    const balance = await lockAccountRow(tx, accountId);
+    if (balance >= estimate) return { input, estimate };
+    const fitted = kind.fitToBalance(input, balance);
+    return { input: fitted, estimate: Math.max(0, Math.ceil(kind.estimate(fitted))) };
   }
 
   /**

@@ -29,6 +29,13 @@ export interface JobKind<I = unknown, R = unknown> {
   readonly inputSchema: TSchema;
   /** The most the job can cost, held when it is accepted. */
   estimate(input: I): number;
+  /**
+   * A kind that can do less for less (a crawl with fewer pages): the input cut to what `balance`
+   * pays for, asked only when the balance is short of `estimate(input)`, under the account row's
+   * lock. Throws insufficient_credits when not even the smallest job fits. Without it, such a job
+   * is refused with 402.
+   */
+  fitToBalance?(input: I, balance: number): I;
   run(ctx: JobContext, input: I): Promise<R>;
   /** The real cost once it succeeded; capped at what was held. */
   cost(input: I, result: R): number;

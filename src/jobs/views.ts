@@ -5,7 +5,11 @@ import type { ItemsPage } from './items.js';
 import type { JobSummaryRow } from './records/reads.js';
 
 export function parseResult(job: JobRow): unknown {
-  return job.result === null ? null : JSON.parse(job.result);
+  const result = job.result === null ? null : JSON.parse(job.result);
+  // The crawler records a cancel as `stopped` (its cost rule reads that); its owner reads who
+  // stopped it, beside `limit` and `deadline`: a `cancel`.
+  if (job.kind === 'crawl' && result?.stoppedBy === 'stopped') result.stoppedBy = 'cancel';
+  return result;
 }
 
 /** The URL a job was started on, where its input has one (batches of ids have none). */
@@ -126,6 +130,9 @@ function crawlView(job: JobRow, opts: ViewOptions) {
     pages: page?.items ?? [],
     total: page?.total ?? (r.pagesScraped as number) ?? 0,
     failures: (r.failures as unknown[]) ?? [],
+    // Why it ended with links left (`limit`, `credits`, `deadline`, `cancel`); null while it runs
+    // and when it ran out of links.
+    stoppedReason: (r.stoppedBy as string | undefined) ?? null,
     error: errorText(job),
     ...(page?.nextSkip != null && opts.nextUrl ? { next: opts.nextUrl(page.nextSkip) } : {}),
   };

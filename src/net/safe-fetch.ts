@@ -99,6 +99,39 @@ export class BlockedAddressError extends AppError {
   }
 }
 
+/** A resolver's answer that the name has no address at all (NXDOMAIN, or no A/AAAA records). */
+const NAME_NOT_FOUND = new Set(['ENOTFOUND', 'ENODATA']);
+
+/**
+ * The host name a failed request could not resolve, when that is why it failed: asking again will
+ * not make it exist. A resolver that is down or slow (EAI_AGAIN, a timeout) is not this.
+ */
+export function unresolvedHost(err: unknown, url: string): string | null {
+  type DnsError = NodeJS.ErrnoException & { hostname?: unknown };
+  // The resolver's own error, or the one a client wrapped it in (its `cause`).
+  for (const e of [err, (err as Error | undefined)?.cause] as Array<DnsError | undefined>) {
+    if (typeof e?.code === 'string' && NAME_NOT_FOUND.has(e.code)) {
+      return typeof e.hostname === 'string' && e.hostname ? e.hostname : new URL(url).hostname;
+    }
+  }
+  return null;
+}
+
+/**
+ * A caller's host name that does not resolve: their input (the URL they sent, or where it leads),
+ * so 400 naming the parameter, like a name that resolves to a private address.
+ */
+export class UnresolvedHostError extends AppError {
+  constructor(host: string, param = 'url') {
+    super(
+      'invalid_request',
+      `Invalid parameter '${param}': the host ${host} does not resolve (DNS: not found)`,
+      param,
+    );
+    this.name = 'UnresolvedHostError';
+  }
+}
+
 /** Looks up every address of a host and refuses the connection if any one of them is not public. */
 function guardedLookup(allowPrivate: boolean, lookup: HostLookup): LookupFunction {
   return (hostname, options, callback) => {

@@ -6,7 +6,13 @@ import { AppError } from '../errors.js';
 import { upstreamErrors, upstreamFailedAttempts } from '../metrics.js';
 import { type CookieJar, withAccountCookies } from './cookies.js';
 import type { AllBenched } from './proxies.js';
-import type { SafeFetcher, SafeFetchOptions, SafeResponse } from './safe-fetch.js';
+import {
+  type SafeFetcher,
+  type SafeFetchOptions,
+  type SafeResponse,
+  UnresolvedHostError,
+  unresolvedHost,
+} from './safe-fetch.js';
 import { retryAfterMs, sleep } from './waiting.js';
 
 export interface UpstreamFetchOptions extends Omit<SafeFetchOptions, 'dispatcher' | 'proxy'> {
@@ -87,6 +93,12 @@ export class Upstreams {
           lease?.release();
           throw err;
         }
+        // A name that does not exist will not exist on the next try, nor through another exit.
+        const host = unresolvedHost(err, target);
+        if (host !== null) {
+          lease?.release();
+          throw hostNotFound(platform, host);
+        }
         last = (err as Error).message || String(err);
         lease?.failed('failed', null);
       }
@@ -118,6 +130,21 @@ export class UpstreamRefused extends AppError {
  */
 export const isPlatformRefusal = (err: unknown): boolean =>
   err instanceof UpstreamRefused || (err instanceof AppError && err.code === 'service_unavailable');
+
+/**
+ * A host name that does not resolve. On the open web the host is the caller's (the URL they sent, or
+ * where it redirects): 400 naming it. A platform's own host not resolving is this server's trouble
+ * (its DNS, an override): 502.
+ */
+function hostNotFound(platform: string, host: string): AppError {
+  if (platform === 'web') return new UnresolvedHostError(host);
+  upstreamErrors.labels(platform).inc();
+  return new AppError(
+    'upstream_error',
+    `${platform}: the host ${host} does not resolve (DNS: not found)`,
+    host,
+  );
+}
 
 const retryAfterSeconds = (benched: AllBenched) =>
   String(Math.max(1, Math.ceil(benched.retryAfterMs / 1000)));

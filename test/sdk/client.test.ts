@@ -139,8 +139,11 @@ describe('typed errors', () => {
     expect(missing).toMatchObject({ code: 'not_found', status: 404 });
   });
 
-  it('answers 402 insufficient_credits when a job needs more than the balance', async () => {
+  it('answers 402 insufficient_credits when the balance cannot pay for a job', async () => {
     const { client } = await newClient();
+    // A crawl runs on whatever pages the balance pays for: only one below 2 credits is refused.
+    const { id: accountId } = await client.account.get();
+    await s.t.services.ledger.clawback(accountId, 99, 'test: leave one credit');
     const err = await caught(client.web.crawl({ url: `${s.site.url}/docs`, limit: 500 }));
     expect(err).toMatchObject({ code: 'insufficient_credits', status: 402 });
     expect(err.message).toMatch(/credits\/packages/);

@@ -10,7 +10,7 @@
 // redirect handed to the browser, which Playwright does not intercept; WebRTC) fails closed.
 import { type Browser, type BrowserContext, chromium, type Request, type Route } from 'playwright-core';
 import { AppError } from '../../errors.js';
-import type { SafeFetcher } from '../../net/safe-fetch.js';
+import { type SafeFetcher, UnresolvedHostError, unresolvedHost } from '../../net/safe-fetch.js';
 import { RenderSlots } from './render-slots.js';
 
 export interface RenderedPage {
@@ -392,6 +392,8 @@ function finalDocument(
 /** What a failed navigation means for the caller, preferring what our fetcher said about it. */
 function mainDocumentError(url: string, err: unknown): AppError {
   if (err instanceof AppError) return err; // our fetcher's refusals (invalid_request naming url) included
+  const host = unresolvedHost(err, url);
+  if (host !== null) return new UnresolvedHostError(host);
   const message = err instanceof Error ? firstLine(err.message) : String(err);
   return new AppError('upstream_error', `Could not load ${url}`, message);
 }

@@ -1,10 +1,11 @@
 // The crawl job kind: its body, the most it can cost (1 + limit), how it runs (the crawl engine over
 // our scraper and robots.txt, each page stored as it comes) and what it finally costs (1 + pages;
-// a cancelled crawl keeps the pages it has and costs 1 + those).
+// a cancelled crawl keeps the pages it has and costs 1 + those). A balance short of 1 + limit cuts
+// the limit to what it pays for (at least one page) instead of refusing the crawl.
 import { type Static, Type } from '@sinclair/typebox';
 import { RE2JS } from 're2js';
-import { prices } from '../../billing/prices.js';
-import { invalid, permanent } from '../../errors.js';
+import { creditsText, prices } from '../../billing/prices.js';
+import { AppError, invalid, permanent } from '../../errors.js';
 import { ItemAppender, type JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
 import type { SafeFetcher } from '../../net/safe-fetch.js';
@@ -29,7 +30,7 @@ export const CrawlBody = Type.Object({
     minimum: 1,
     maximum: CRAWL_LIMITS.maxPages,
     default: 100,
-    description: `Most pages returned and billed (1–${CRAWL_LIMITS.maxPages})`,
+    description: `Most pages returned and billed (1–${CRAWL_LIMITS.maxPages}); a balance short of 1 + limit credits cuts it to the pages the balance pays for`,
   }),
   maxDepth: Type.Integer({
     minimum: 0,
@@ -52,6 +53,34 @@ export const CrawlBody = Type.Object({
 });
 
 export type CrawlInput = Static<typeof CrawlBody>;
+
+/** A crawl's job input: the body, and the limit the caller asked for when the balance cut it. */
+export type CrawlJobInput = CrawlInput & { requestedLimit?: number };
+
+/** The most a crawl of `limit` pages can cost. */
+export const crawlEstimate = (limit: number) => prices.crawlBase + prices.crawlPerPage * limit;
+
+/**
+ * The crawl a balance short of its estimate pays for: `limit` cut to the pages the balance covers
+ * (the caller's limit kept as `requestedLimit`, so the result can say the credits stopped it).
+ * Not even one page → 402.
+ */
+export function fitCrawlToBalance(input: CrawlJobInput, balance: number): CrawlJobInput {
+  const pages = Math.floor((balance - prices.crawlBase) / prices.crawlPerPage);
+  if (pages < 1) {
+    const smallest = crawlEstimate(1);
+    throw new AppError(
+      'insufficient_credits',
+      `A crawl needs at least ${creditsText(smallest)} (one page) and the balance is ${creditsText(balance)}; a balance short of 1 + limit runs the crawl with the pages it pays for. Buy more: GET /v1/credits/packages, then POST /v1/credits/purchase.`,
+      `needed=${smallest} balance=${balance}`,
+    );
+  }
+  return {
+    ...input,
+    limit: Math.min(input.limit, pages),
+    requestedLimit: input.requestedLimit ?? input.limit,
+  };
+}
 
 function compilePatterns(patterns: readonly string[] | undefined, param: string) {
   return (patterns ?? []).map((p, i) => {
@@ -83,19 +112,27 @@ export interface CrawlJobDeps {
 /** A crawl stops taking new pages after this long and completes with what it has. */
 const CRAWL_DEADLINE_MS = 50 * 60_000;
 
-export type CrawlResult = CrawlOutcome;
+export type CrawlResult = Omit<CrawlOutcome, 'stoppedBy'> & {
+  /** `credits`: it reached the limit the balance cut, with more pages left to crawl. */
+  stoppedBy: CrawlOutcome['stoppedBy'] | 'credits';
+};
+
+/** The engine's outcome, saying `credits` where the limit it reached was the balance's, not the caller's. */
+function crawlResult(outcome: CrawlOutcome, input: CrawlJobInput): CrawlResult {
+  const cut = input.requestedLimit !== undefined && input.requestedLimit > input.limit;
+  return cut && outcome.stoppedBy === 'limit' ? { ...outcome, stoppedBy: 'credits' } : outcome;
+}
 
 export function registerCrawl(deps: CrawlJobDeps): void {
-  deps.registry.register<CrawlInput, CrawlResult>({
+  deps.registry.register<CrawlJobInput, CrawlResult>({
     kind: 'crawl',
     perAccount: 'crawls',
     inputSchema: CrawlBody,
-    estimate: (input) => prices.crawlBase + prices.crawlPerPage * input.limit,
+    estimate: (input) => crawlEstimate(input.limit),
+    fitToBalance: fitCrawlToBalance,
     // A crawl cancelled before its first page has nothing to keep: it costs nothing.
     cost: (_input, result) =>
-      result.stoppedBy === 'stopped' && result.pagesScraped === 0
-        ? 0
-        : prices.crawlBase + prices.crawlPerPage * result.pagesScraped,
+      result.stoppedBy === 'stopped' && result.pagesScraped === 0 ? 0 : crawlEstimate(result.pagesScraped),
     concurrency: 2,
     timeoutMs: CRAWL_DEADLINE_MS + 10 * 60_000,
     async run(ctx, input) {
@@ -134,7 +171,7 @@ export function registerCrawl(deps: CrawlJobDeps): void {
           ctx.signal,
         );
         await pages.flush();
-        return outcome;
+        return crawlResult(outcome, input);
       } catch (err) {
         // The start page failing fails the crawl: as its own error (a site error may be retried),
         // or, when robots.txt refuses it, for good.

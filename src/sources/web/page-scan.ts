@@ -33,6 +33,11 @@ const PROMO_MAX_CHARS = 400;
 export interface PageScan {
   /** The first <title>'s text, as written. */
   title: string | null;
+  /**
+   * The text of each <h1> that may head the content, whitespace collapsed, in page order: hidden ones,
+   * empty ones and the site's own (its logo, its navigation) left out.
+   */
+  h1s: string[];
   /** The base for relative links: <base href> (itself relative to the page) or the page. */
   base: URL;
   /** Every link (a and area href): absolute, normalised, deduplicated, in page order. */
@@ -42,6 +47,24 @@ export interface PageScan {
   /** The first non-empty value among `keys`, each read from the first <meta property|name=key>. */
   meta(...keys: string[]): string | null;
 }
+
+/** Inside these, an <h1> is not the page's heading: no reader sees it, or it is the site's navigation. */
+const NOT_CONTENT_HEADING = '[hidden], [aria-hidden="true"], nav, [role="navigation"], [role="banner"]';
+/** A class or id naming the site's logo or name (`topbar__logo__title`, `site-title`, `masthead`). */
+const SITE_NAME = /logo|masthead|site-?(?:title|name)/i;
+
+/** An <h1> that is the site's (its logo, its name, its navigation) or that no reader sees. */
+function siteFurniture(h1: El): boolean {
+  if (h1.closest(NOT_CONTENT_HEADING)) return true;
+  // The heading itself or its parent names the logo (wrappers further out name whole pages `brand-a`).
+  let el: El | null = h1;
+  for (let level = 0; el && level < 2; level++, el = el.parentElement as El | null) {
+    if (SITE_NAME.test(`${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`)) return true;
+  }
+  return false;
+}
+
+const collapsed = (text: string | null) => text?.replace(/\s+/g, ' ').trim() || null;
 
 function baseOf(href: string | null, pageUrl: string): URL {
   try {
@@ -78,9 +101,12 @@ export function scanPage(doc: Doc, pageUrl: string): PageScan {
   const hrefs: string[] = [];
   const dropped: El[] = [];
   const promos: El[] = [];
+  const h1s: El[] = [];
   for (const el of elements(doc)) {
     const name = el.localName;
-    if (name === 'a' || name === 'area') {
+    if (name === 'h1') {
+      h1s.push(el);
+    } else if (name === 'a' || name === 'area') {
       const href = el.getAttribute('href');
       if (href !== null) hrefs.push(href);
     } else if (name === 'meta') {
@@ -101,6 +127,7 @@ export function scanPage(doc: Doc, pageUrl: string): PageScan {
   }
   const titleText = title?.textContent ?? null;
   for (const el of dropped) el.remove();
+  const h1Texts = h1s.filter((el) => !siteFurniture(el)).flatMap((el) => collapsed(el.textContent) ?? []);
   for (const el of promos) {
     if ((el.textContent ?? '').replace(/\s+/g, ' ').trim().length < PROMO_MAX_CHARS) el.remove();
   }
@@ -112,6 +139,7 @@ export function scanPage(doc: Doc, pageUrl: string): PageScan {
   }
   return {
     title: titleText,
+    h1s: h1Texts,
     base,
     urls: [...seen],
     scripted,

@@ -97,6 +97,7 @@ describe('POST /v1/web/crawl', () => {
     const { jobId } = res.json();
     const body = await waitForCrawl(apiKey, jobId);
     expect(body.status).toBe('completed');
+    expect(body.stoppedReason).toBeNull();
     expect(body.total).toBe(body.pages.length);
     const urls = body.pages.map((p: { url: string }) => p.url);
     // Depth 1: the start page and its in-scope links; /about and other hosts are out of scope,
@@ -156,12 +157,78 @@ describe('POST /v1/web/crawl', () => {
     expect(new Set(all).size).toBe(131);
   });
 
-  it('refuses a crawl whose hold (1 + limit) the balance cannot cover: 402, nothing held', async () => {
+  it("runs a new account's default crawl on its 100 credits: the limit cut to 99 pages, stopped by credits", async () => {
     const { apiKey } = await t.register();
-    const res = await start(apiKey, { url: `${site.url}/docs` }); // default limit 100 → holds 101
+    // The default limit of 100 would hold 101: the crawl holds the 100 there are and crawls 99 pages.
+    const res = await start(apiKey, { url: `${site.url}/docs/many`, maxDepth: 1 });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.headers['x-credits-held']).toBe('100');
+    expect(res.headers['x-credits-remaining']).toBe('0');
+    const { jobId } = res.json();
+    const body = await waitForCrawl(apiKey, jobId);
+    expect(body).toMatchObject({ status: 'completed', total: 99, stoppedReason: 'credits' });
+    const job = (await t.call(apiKey, { method: 'GET', url: `/v1/jobs/${jobId}` })).json();
+    expect(job.result).toMatchObject({ pagesScraped: 99, stoppedBy: 'credits' });
+    expect((await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits).toBe(0);
+    const usage = (await t.call(apiKey, { method: 'GET', url: '/v1/account/usage?limit=100' })).json();
+    const forJob = usage.transactions
+      .filter((x: { job_id: string }) => x.job_id === jobId)
+      .map((x: { type: string; amount: number }) => [x.type, x.amount])
+      .sort();
+    expect(forJob).toEqual([
+      ['hold', -100],
+      ['release', 100],
+      ['settled', -100],
+    ]);
+  });
+
+  it('crawls one page on a balance of 2, and says nothing of credits when the site ends first', async () => {
+    const { apiKey, accountId } = await t.register();
+    await t.services.ledger.clawback(accountId, 98, 'test: a nearly spent account');
+    const res = await start(apiKey, { url: `${site.url}/docs/many`, limit: 50, maxDepth: 1 });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.headers['x-credits-held']).toBe('2');
+    const one = await waitForCrawl(apiKey, res.json().jobId);
+    expect(one).toMatchObject({ status: 'completed', total: 1, stoppedReason: 'credits' });
+    expect(one.pages.map((p: { url: string }) => p.url)).toEqual([`${site.url}/docs/many`]);
+    expect((await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits).toBe(0);
+
+    // A limit cut by the balance but larger than the site: it ran out of links, not of credits.
+    const rich = await t.register();
+    await t.services.ledger.clawback(rich.accountId, 90, 'test: ten credits left');
+    const small = await start(rich.apiKey, { url: `${site.url}/docs/a`, limit: 50, maxDepth: 1 });
+    expect(small.headers['x-credits-held']).toBe('10');
+    const done = await waitForCrawl(rich.apiKey, small.json().jobId);
+    expect(done).toMatchObject({ status: 'completed', total: 2, stoppedReason: null });
+  });
+
+  it('refuses (402) a crawl only when not even one page can be paid, saying what a crawl needs', async () => {
+    const { apiKey, accountId } = await t.register();
+    await t.services.ledger.clawback(accountId, 99, 'test: one credit left');
+    const res = await start(apiKey, { url: `${site.url}/docs`, limit: 1 });
     expect(res.statusCode).toBe(402);
     expect(res.json().error).toBe('insufficient_credits');
-    expect((await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits).toBe(100);
+    expect(res.json().message).toMatch(
+      /^A crawl needs at least 2 credits \(one page\) and the balance is 1 credit;/,
+    );
+    expect(res.json().message).toContain('GET /v1/credits/packages');
+    expect((await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits).toBe(1);
+    const jobs = (await t.call(apiKey, { method: 'GET', url: '/v1/jobs' })).json();
+    expect(jobs.total).toBe(0);
+  });
+
+  it('two default crawls at once on 100 credits: one holds them all, the other is refused, never overdrawn', async () => {
+    const { apiKey } = await t.register();
+    const both = await Promise.all([
+      start(apiKey, { url: `${site.url}/docs/a`, maxDepth: 0 }),
+      start(apiKey, { url: `${site.url}/docs/b`, maxDepth: 0 }),
+    ]);
+    expect(both.map((r) => r.statusCode).sort()).toEqual([202, 402]);
+    const accepted = both.find((r) => r.statusCode === 202)!;
+    expect(accepted.headers['x-credits-held']).toBe('100');
+    const done = await waitForCrawl(apiKey, accepted.json().jobId);
+    expect(done).toMatchObject({ status: 'completed', total: 1, stoppedReason: null });
+    expect((await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits).toBe(98);
   });
 
   it('fails a crawl whose start page is missing, charging nothing', async () => {

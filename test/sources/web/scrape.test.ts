@@ -180,7 +180,8 @@ describe('GET /v1/web/scrape', () => {
     expect(body.description).toBe('A field guide to the rock pools.');
     expect(body.ogUrl).toBe(`${site.url}/articles/tide-pools`);
     expect(body.ogImage).toBe(`${site.url}/img/cover.jpg`);
-    // Main content: the article, not the navigation or footer.
+    // Main content: the article under its title heading, not the navigation or footer.
+    expect(body.content).toMatch(/^# Tide pools of the north coast\n\nAt low tide the rock shelves/);
     expect(body.content).toContain('rock shelves of the north coast');
     expect(body.content).not.toContain('Privacy');
     expect(body.content).toContain(`[safety guide](${site.url}/guides/safety)`);
