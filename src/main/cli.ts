@@ -15,9 +15,9 @@ commands:
   migrate               bring the database schema up to date and exit
   admin credits grant|clawback --email E --amount N --reason TEXT
   admin proxies [--json] each proxy's health per platform (benched, failures, blocks)
-  mcp                   an MCP server on stdio for LLM agents (UNFURL_API_KEY, UNFURL_API_URL)
+  mcp                   an MCP server on stdio for LLM agents (the saved login, or UNFURL_API_KEY/URL)
   help                  this text
-  --version             the version of this unfurl`;
+  -v, --version         the version of this unfurl`;
 
 const SERVER_COMMAND_NAMES = ['serve', 'worker', 'migrate', 'admin', 'mcp', 'help'];
 
@@ -31,12 +31,12 @@ function version(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-/** The whole help, led by the nearest command name when the mistake looks like a typo. */
+/** The nearest command name when the mistake looks like a typo, and where the whole list is. */
 async function unknownCommand(command: string): Promise<number> {
   const { closest } = await import('./client/suggest.js');
   const guess = closest(command, [...SERVER_COMMAND_NAMES, ...CLIENT_COMMAND_NAMES]);
   const hint = guess ? ` (did you mean "${guess}"?)` : '';
-  console.error(`unknown command "${command}"${hint}\n\n${await fullHelp()}`);
+  console.error(`unknown command "${command}"${hint}\n\`unfurl --help\` lists the commands`);
   return 2;
 }
 
@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(await fullHelp());
     return command ? 0 : 2;
   }
-  if (command === '--version' || command === '-V' || command === 'version') {
+  if (command === '--version' || command === '-v' || command === '-V' || command === 'version') {
     console.log(`unfurl ${version()}`);
     return 0;
   }

@@ -1,6 +1,7 @@
 // An MCP server over Unfurl's HTTP API: tools/list offers the tools whose operations the server has
-// (mcp/tools.ts), tools/call makes the request — waiting a bounded time for jobs — and answers its JSON.
-// An error answer becomes a tool error carrying our error code and message.
+// (mcp/tools.ts), tools/call makes the request — waiting a bounded time for jobs — and answers its JSON,
+// never with a secret in it (redactSecrets); a scraped page answers its Markdown as text, the page's
+// other fields beside it. An error answer becomes a tool error carrying our error code and message.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -62,10 +63,54 @@ export interface McpOptions {
 const JOB_ENDED = new Set(['completed', 'failed', 'cancelled']);
 const PATH_PARAM = /^[A-Za-z0-9_-]{1,64}$/;
 
-const text = (value: unknown, isError = false): CallToolResult => ({
-  content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }],
-  ...(isError && { isError: true }),
-});
+/** Fields that hold a credential: the account's webhook secret, API keys, session tokens, passwords. */
+const SECRET_FIELD = /secret|password|^(api_?key|session_?token|access_?token|refresh_?token)$/i;
+/** A value that is one of Unfurl's credentials whatever its field: a key, a session, a webhook secret. */
+const SECRET_VALUE = /^(uf_|whsec_)[A-Za-z0-9+/=_-]{16,}$/;
+
+/**
+ * `value` without a secret in it, at any depth: a model reads every tool answer and may repeat it,
+ * so what signs webhooks or opens the account never reaches it. Fields named like a credential are
+ * dropped; a credential-shaped string elsewhere (in an array) becomes "[redacted]".
+ */
+export function redactSecrets(value: unknown): unknown {
+  if (typeof value === 'string') return SECRET_VALUE.test(value) ? '[redacted]' : value;
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value && typeof value === 'object') {
+    const kept: Record<string, unknown> = {};
+    for (const [name, v] of Object.entries(value)) {
+      if (SECRET_FIELD.test(name) || (typeof v === 'string' && SECRET_VALUE.test(v))) continue;
+      kept[name] = redactSecrets(v);
+    }
+    return kept;
+  }
+  return value;
+}
+
+const text = (value: unknown, isError = false): CallToolResult => {
+  const safe = redactSecrets(value);
+  return {
+    content: [{ type: 'text', text: typeof safe === 'string' ? safe : JSON.stringify(safe) }],
+    ...(isError && { isError: true }),
+  };
+};
+
+/**
+ * A scraped page as an agent wants it: the Markdown itself as the first text item (not escaped in
+ * JSON), then the page's other fields (url, name, description, links …) as JSON.
+ */
+function pageResult(page: Record<string, unknown> & { content: string }): CallToolResult {
+  const { content, ...meta } = page;
+  return {
+    content: [
+      { type: 'text', text: content },
+      { type: 'text', text: JSON.stringify(redactSecrets(meta)) },
+    ],
+  };
+}
+
+const isPage = (body: unknown): body is Record<string, unknown> & { content: string } =>
+  !!body && typeof body === 'object' && typeof (body as { content?: unknown }).content === 'string';
 
 /** An error answer as a tool error: `{error, message, details}` as the API gave it. */
 function errorResult(answer: ApiAnswer): CallToolResult {
@@ -166,6 +211,7 @@ export function createMcpServer(options: McpOptions): Server {
           : DEFAULT_WAIT_SECONDS;
       return waitForJob(tool.poll.replace('{jobId}', jobId), jobId, wait, signal);
     }
+    if (tool.markdown && isPage(answer.body)) return pageResult(answer.body);
     return text(answer.body);
   }
 

@@ -10,6 +10,8 @@ export interface ToolSpec {
   path: string;
   /** For job operations: where the job is polled until it ends or the wait runs out. */
   poll?: string;
+  /** The answer is a page: its Markdown `content` is answered as text, its other fields as JSON beside it. */
+  markdown?: boolean;
 }
 
 const WAIT_NOTE =
@@ -74,9 +76,12 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
   {
     name: 'scrape',
-    description: 'A web page as Markdown (main content), with its title, description and links.',
+    description:
+      'A web page as Markdown (main content): the Markdown is the first text item, then a JSON item ' +
+      'with its url, title (name), description and links (urls).',
     method: 'GET',
     path: '/v1/web/scrape',
+    markdown: true,
   },
   {
     name: 'map',
@@ -127,7 +132,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
   {
     name: 'balance',
-    description: 'Your account: its credit balance.',
+    description: 'Your account: its e-mail and credit balance.',
     method: 'GET',
     path: '/v1/account',
   },

@@ -140,8 +140,8 @@ describe('data commands', () => {
     const u = await registered();
     const r = await u.run('scrape', `${s.site.url}/docs/p/7`);
     expect(r.code, r.stderr).toBe(0);
-    // The page's own h1 repeats its title: the main content is the paragraph.
-    expect(r.stdout).toBe('Text of page number 7, with some words to keep.\n');
+    // The page's h1 says its title: the Markdown starts with it, then the paragraph.
+    expect(r.stdout).toBe('# Page 7\n\nText of page number 7, with some words to keep.\n');
     expect(json(await u.run('scrape', `${s.site.url}/docs/p/7`, '--json'))).toMatchObject({ name: 'Page 7' });
   });
 
@@ -153,7 +153,7 @@ describe('data commands', () => {
     // The summary ends with the time it took and what it cost (1 + 50 pages).
     const summary = r.stdout.trim();
     expect(summary.startsWith(`50 pages written to ${out} in `), summary).toBe(true);
-    expect(summary).toMatch(/ in \d+\.\d s, 51 credits$/);
+    expect(summary).toMatch(/ in \d+\.\d s, 51 credits; job job_\w+$/);
     expect(r.stderr).toBe('');
     const files = fs.readdirSync(path.join(out, 'docs', 'p'));
     expect(fs.existsSync(path.join(out, 'docs.md'))).toBe(true);
@@ -257,7 +257,9 @@ describe('exit codes', () => {
     expect(noKey.stderr).toMatch(/unfurl login/);
 
     const u = await registered();
-    const poor = await u.run('crawl', `${s.site.url}/docs`, '--limit', '500');
+    const empty = await s.t.register();
+    await s.t.services.ledger.clawback(empty.accountId, 100, 'test: empty the account');
+    const poor = await u.run('crawl', `${s.site.url}/docs`, '--limit', '5', '--api-key', empty.apiKey);
     expect(poor.code).toBe(4);
     expect(poor.stderr).toMatch(/insufficient_credits, HTTP 402, req_/);
 

@@ -49,10 +49,14 @@ onPty(`the password prompt on a terminal${hasPython ? '' : ' (python3 is missing
     const r = await runOnPty(
       [process.execPath, CLI, 'register', '--email', uniqueEmail('pty')],
       { ...u.env, PATH: process.env.PATH ?? '', HOME: u.dir },
-      [['Password', `${secret}\r`]],
+      [
+        ['Password', `${secret}\r`],
+        ['Repeat the password', `${secret}\r`],
+      ],
     );
     expect(r.code, r.output).toBe(0);
     expect(r.output).toMatch(/Password \(not shown as you type\): <<typed>>/);
+    expect(r.output).toMatch(/Repeat the password: <<typed>>/);
     expect(r.output).not.toContain(secret);
     expect(r.output).not.toMatch(/\*{4,}/);
     expect(r.output).toMatch(/Registered .* with 100 credits free\./);
@@ -67,7 +71,10 @@ onPty(`the password prompt on a terminal${hasPython ? '' : ' (python3 is missing
     const r = await runOnPty(
       [process.execPath, CLI, 'register', '--email', uniqueEmail('pty')],
       { ...u.env, PATH: process.env.PATH ?? '', HOME: u.dir },
-      [['Password', 'correct horse batteryX\u007f\r']],
+      [
+        ['Password', 'correct horse batteryX\u007f\r'],
+        ['Repeat', `${PASSWORD}\r`],
+      ],
     );
     expect(r.code, r.output).toBe(0);
     const email = JSON.parse(fs.readFileSync(path.join(u.dir, 'unfurl', 'config.json'), 'utf8')).email;
@@ -81,22 +88,53 @@ onPty(`the password prompt on a terminal${hasPython ? '' : ' (python3 is missing
     expect(stopped.code).toBe(2);
     expect(stopped.output).toMatch(/no password given/);
   });
+
+  it('register asks for the password twice on a terminal and sends nothing when they differ', async () => {
+    const u = user();
+    const email = uniqueEmail('pty');
+    const r = await runOnPty(
+      [process.execPath, CLI, 'register', '--email', email],
+      { ...u.env, PATH: process.env.PATH ?? '', HOME: u.dir },
+      [
+        ['Password', `${PASSWORD}\r`],
+        ['Repeat', `${PASSWORD}!\r`],
+      ],
+    );
+    expect(r.code, r.output).toBe(2);
+    expect(r.output).toMatch(/the two passwords differ/);
+    expect(fs.existsSync(path.join(u.dir, 'unfurl', 'config.json'))).toBe(false);
+    // Nothing was registered: the same e-mail registers now.
+    const later = await u.run('register', '--email', email, '--password', PASSWORD);
+    expect(later.code, later.stderr).toBe(0);
+    // Login asks once: the password exists already.
+    const login = await runOnPty(
+      [process.execPath, CLI, 'login', '--email', email],
+      { ...u.env, PATH: process.env.PATH ?? '', HOME: u.dir },
+      [['Password', `${PASSWORD}\r`]],
+    );
+    expect(login.code, login.output).toBe(0);
+    expect(login.output).not.toMatch(/Repeat/);
+  });
 });
 
 describe('finding the way', () => {
   it('--version prints the version of package.json', async () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-    for (const flag of ['--version', '-V']) {
+    for (const flag of ['--version', '-V', '-v']) {
       const r = await runCli([flag], {});
       expect(r.code).toBe(0);
       expect(r.stdout.trim()).toBe(`unfurl ${version}`);
     }
   });
 
-  it('an unknown command prints the whole help, server and client commands, with the nearest name', async () => {
+  it('an unknown command names the nearest one and points at --help, which lists them all', async () => {
     const r = await runCli(['scrap', 'https://example.com'], {});
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^unknown command "scrap" \(did you mean "scrape"\?\)/);
+    expect(r.stderr).toMatch(/^unknown command "scrap" \(did you mean "scrape"\?\)\n`unfurl --help`/);
+    const far = await runCli(['zzzzzzzz'], {});
+    expect(far.code).toBe(2);
+    expect(far.stderr).toMatch(/^unknown command "zzzzzzzz"\n/);
+    const help = await runCli(['--help'], {});
     for (const name of [
       'serve',
       'worker',
@@ -108,11 +146,8 @@ describe('finding the way', () => {
       'crawl',
       'jobs',
     ]) {
-      expect(r.stderr).toMatch(new RegExp(`^  ${name} `, 'm'));
+      expect(help.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     }
-    const far = await runCli(['zzzzzzzz'], {});
-    expect(far.code).toBe(2);
-    expect(far.stderr).toMatch(/^unknown command "zzzzzzzz"\n/);
   });
 
   it('an unknown option names the nearest one', async () => {
@@ -145,7 +180,7 @@ describe('commands', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^title\s+Page 3$/m);
     expect(r.stderr).toMatch(/^credits\s+1 credit$/m);
-    expect(r.stdout).toMatch(/^Text of page number 3/);
+    expect(r.stdout).toMatch(/^# Page 3\n\nText of page number 3/);
     expect(r.stdout).not.toMatch(/credits/);
     const j = JSON.parse((await u.run('scrape', `${s.site.url}/docs/p/3`, '--meta', '--json')).stdout);
     expect(j).toMatchObject({ name: 'Page 3', creditsCharged: 1 });
@@ -176,10 +211,13 @@ describe('commands', () => {
   });
 
   it('a 402 suggests unfurl credits buy', async () => {
-    const u = await registered();
-    const poor = await u.run('crawl', `${s.site.url}/docs`, '--limit', '500');
+    // An empty account: a crawl short of credits is cut to the balance, so nothing at all is covered.
+    const { apiKey, accountId } = await s.t.register();
+    await s.t.services.ledger.clawback(accountId, 100, 'test: empty the account');
+    const env = { ...user().env, UNFURL_API_KEY: apiKey };
+    const poor = await runCli(['scrape', `${s.site.url}/docs/p/1`], env);
     expect(poor.code).toBe(4);
-    expect(poor.stderr).toMatch(/needs 501 credits and the balance is 100 credits/);
+    expect(poor.stderr).toMatch(/the balance is 0 credits/);
     expect(poor.stderr).toMatch(/unfurl credits buy PACKAGE/);
   });
 });

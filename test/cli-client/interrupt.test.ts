@@ -97,6 +97,9 @@ describe('unfurl jobs cancel', () => {
     expect(r.code, r.stderr).toBe(0);
     const job = await api('GET', `/v1/jobs/${jobId}`);
     expect(job.status).toBe('cancelled');
+    // Who stopped it: a cancel (beside `limit` and `deadline`), not the tautology `stopped`.
+    expect(job.result).toMatchObject({ stoppedBy: 'cancel' });
+    expect(JSON.parse((await runCli(['jobs', jobId, '--json'], env)).stdout).result.stoppedBy).toBe('cancel');
     expect(r.stdout.trim()).toBe(
       `cancelled job ${jobId} (${job.credits} credit${job.credits === 1 ? '' : 's'} charged)`,
     );

@@ -259,7 +259,7 @@ describe(`cancelling jobs (${queue} queue)`, () => {
     expect(Date.now() - asked).toBeLessThan(2000);
     const summary = stopped.json();
     expect(summary.status).toBe('cancelled');
-    expect(summary.result).toMatchObject({ stoppedBy: 'stopped' });
+    expect(summary.result).toMatchObject({ stoppedBy: 'cancel' });
     const pages = summary.result.pagesScraped as number;
     expect(pages).toBeGreaterThanOrEqual(3);
     expect(pages).toBeLessThan(40);

@@ -168,18 +168,26 @@ describe.each(['stdio', 'http'] as const)('MCP over %s', (transport) => {
   });
 
   it('balance, scrape and map: the answers of the API, charged as the API charges them', async () => {
-    expect((await callTool(client, 'balance', {})).json.credits).toBe(100);
-    const scraped = await callTool(client, 'scrape', { url: `${site.url}/` });
-    expect(scraped.isError).toBe(false);
-    expect(scraped.json.content).toContain('Words for the agent to read.');
-    expect(scraped.json.name).toBe('Agent home');
+    const account = await callTool(client, 'balance', {});
+    expect(account.json.credits).toBe(100);
+    // Never a secret to the model: the account's webhook secret stays out of the answer.
+    expect(account.json.webhookSecret).toBeUndefined();
+    // A page answers its Markdown as the first text item, its other fields as JSON beside it.
+    const page = await client.callTool({ name: 'scrape', arguments: { url: `${site.url}/` } });
+    expect(page.isError).not.toBe(true);
+    const [markdown, fields] = page.content as Array<{ type: string; text: string }>;
+    expect(markdown).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('Words for the agent to read.'),
+    });
+    expect(JSON.parse(fields!.text).name).toBe('Agent home');
     expect(await balance(main.t, apiKey)).toBe(99);
     const mapped = await callTool(client, 'map', { url: `${site.url}/` });
     expect(mapped.json.urls).toEqual(expect.arrayContaining([`${site.url}/a`, `${site.url}/b`]));
     expect(await balance(main.t, apiKey)).toBe(98);
     // The same request through the HTTP API answers the same page.
     const direct = await main.t.call(apiKey, { method: 'GET', url: `/v1/web/scrape?url=${site.url}/` });
-    expect(direct.json().content).toBe(scraped.json.content);
+    expect(direct.json().content).toBe(markdown!.text);
   });
 
   it('crawl_start answers a job id; crawl_status pages through what it found', async () => {

@@ -45,14 +45,44 @@ ${lines.join('\n')}
 ${EXIT_CODES_HELP}`;
 }
 
+/** `  --name ARG  description`: the term, then two spaces or more, then the description. */
+const OPTION_LINE = /^ {2}(\S+(?: \S+)*) {2,}(\S.*)$/;
+/** A description's next line: indented deeper than any term starts. */
+const CONTINUED = /^ {4,}(\S.*)$/;
+
+/**
+ * Option lines with every description in one column (the widest term's plus two), continuation
+ * lines under their description: the command's own options, the shared ones and the common ones
+ * are written apart but read as one list.
+ */
+export function alignOptions(text: string): string {
+  const lines = text.split('\n');
+  const terms = lines.map((l) => OPTION_LINE.exec(l)?.[1]).filter((t): t is string => t !== undefined);
+  if (terms.length === 0) return text;
+  const column = 2 + Math.max(...terms.map((t) => t.length)) + 2;
+  let inOption = false;
+  return lines
+    .map((l) => {
+      const option = OPTION_LINE.exec(l);
+      if (option) {
+        inOption = true;
+        return `  ${option[1]!.padEnd(column - 2)}${option[2]}`;
+      }
+      const more = inOption ? CONTINUED.exec(l) : null;
+      if (more) return `${' '.repeat(column)}${more[1]}`;
+      inOption = false;
+      return l;
+    })
+    .join('\n');
+}
+
 function commandHelp(spec: CommandSpec): string {
   const common = `common options:
   --base-url URL  the server (else UNFURL_API_URL, the saved one, http://127.0.0.1:8080)
   --api-key KEY   the key (else UNFURL_API_KEY, the saved one)
   --json          print JSON for programs instead of text`;
-  return [usageLine(spec), '', spec.summary, '', spec.details, common]
-    .filter((s) => s !== undefined)
-    .join('\n');
+  const options = alignOptions([spec.details, common].filter((s) => s !== undefined).join('\n\n'));
+  return [usageLine(spec), '', spec.summary, '', options].join('\n');
 }
 
 export async function runClient(

@@ -46,18 +46,42 @@ export function fields(o: Output, entries: [string, unknown][]) {
 export const isoTime = (ms: number | null | undefined) =>
   ms === null || ms === undefined ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+/** Hints a command adds to an error it lets through (printed after the error, or as `hint` in JSON). */
+const hints = new WeakMap<object, string[]>();
+
+/** Adds a line that says what to do about `err` when it is printed; answers `err` to rethrow. */
+export function withHint<E>(err: E, hint: string): E {
+  if (err && typeof err === 'object') hints.set(err, [...(hints.get(err) ?? []), hint]);
+  return err;
+}
+
+/**
+ * The server's words for people calling the HTTP API, in the commands of this client: the packages
+ * are `unfurl credits`, not `GET /v1/credits/packages` (the 402 hint below says how to buy).
+ */
+export function cliWording(message: string): string {
+  return message
+    .replace(/ ?Buy more: GET \/v1\/credits\/packages, then POST \/v1\/credits\/purchase\.?/g, '')
+    .replace(/GET \/v1\/credits\/packages/g, '`unfurl credits`')
+    .replace(/POST \/v1\/credits\/purchase/g, '`unfurl credits buy PACKAGE`');
+}
+
 export function printError(o: Output, err: unknown) {
+  const extra = (typeof err === 'object' && err !== null && hints.get(err)) || [];
   if (err instanceof UnfurlError) {
+    const message = cliWording(err.message);
     if (o.json) {
-      const { code, status, message, details, requestId } = err;
-      o.err.write(`${JSON.stringify({ error: code, status, message, details, requestId })}\n`);
+      const { code, status, details, requestId } = err;
+      const hint = extra.length ? { hint: extra.join('\n') } : {};
+      o.err.write(`${JSON.stringify({ error: code, status, message, details, requestId, ...hint })}\n`);
       return;
     }
     const where = [err.code, err.status ? `HTTP ${err.status}` : null, err.requestId]
       .filter(Boolean)
       .join(', ');
-    o.err.write(`error: ${err.message} (${where})\n`);
-    if (err.details && !err.message.includes(err.details)) o.err.write(`  details: ${err.details}\n`);
+    o.err.write(`error: ${message} (${where})\n`);
+    if (err.details && !message.includes(err.details)) o.err.write(`  details: ${err.details}\n`);
+    for (const hint of extra) o.err.write(`  ${hint}\n`);
     if (err.status === 402 || err.code === 'insufficient_credits') {
       o.err.write(
         '  see the packages with `unfurl credits`, then buy one with `unfurl credits buy PACKAGE`\n',
@@ -66,4 +90,5 @@ export function printError(o: Output, err: unknown) {
     return;
   }
   o.err.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
+  for (const hint of extra) o.err.write(`  ${hint}\n`);
 }

@@ -7,16 +7,23 @@ import { writeConfig } from '../config-store.js';
 import type { CommandContext, CommandSpec } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { readHidden } from '../hidden-input.js';
-import { fields, isoTime, line, printJson, table } from '../output.js';
+import { fields, isoTime, line, printJson, table, withHint } from '../output.js';
 
-/** --password, else UNFURL_PASSWORD, else a prompt that does not echo (terminal), else stdin's first line. */
-async function password(ctx: CommandContext): Promise<string> {
+/**
+ * --password, else UNFURL_PASSWORD, else a prompt that does not echo (terminal), else stdin's first
+ * line. `confirm` (a new password: register) asks twice on a terminal, where a typo cannot be seen.
+ */
+async function password(ctx: CommandContext, opts: { confirm?: boolean } = {}): Promise<string> {
   const given = ctx.string('password') ?? ctx.env.UNFURL_PASSWORD;
   if (given) return given;
   const input = process.stdin;
   if (input.isTTY) {
     const answer = await readHidden('Password (not shown as you type): ', input, process.stderr);
     if (!answer) throw new UsageError('a password is needed');
+    if (opts.confirm) {
+      const again = await readHidden('Repeat the password: ', input, process.stderr);
+      if (again !== answer) throw new UsageError('the two passwords differ: nothing was sent, try again');
+    }
     return answer;
   }
   let text = '';
@@ -32,12 +39,41 @@ function email(ctx: CommandContext): string {
   return e;
 }
 
-function saveLogin(
+/**
+ * Saves the new login over the old one. A key the old login made for this machine (`unfurl login`)
+ * is revoked on its server once the new one is saved, so logins do not pile up valid keys; a key the
+ * user made or gave (register, --api-key) is only replaced here. Best effort: a failure is a warning.
+ */
+async function saveLogin(
   ctx: CommandContext,
   login: { apiKey: string; email?: string; keyId?: string; keyMadeByLogin?: boolean },
-) {
-  const { keyMadeByLogin: _, ...saved } = ctx.saved;
+): Promise<string | null> {
+  const { keyMadeByLogin: _, keyId: _id, ...saved } = ctx.saved;
   writeConfig({ ...saved, baseUrl: ctx.baseUrl, ...login }, ctx.configFile);
+  const old = ctx.saved;
+  if (!old.keyMadeByLogin || !old.apiKey || !old.keyId || old.apiKey === login.apiKey) return null;
+  if (old.apiKey.startsWith('uf_sess_')) return null;
+  try {
+    // The old key revokes itself: it may belong to another account than the new one.
+    const client = new Unfurl({ baseUrl: old.baseUrl ?? ctx.baseUrl, apiKey: old.apiKey });
+    await client.keys.revoke(old.keyId, { signal: AbortSignal.timeout(10_000) });
+    return old.keyId;
+  } catch (err) {
+    // Already revoked (401/404): nothing is left to do.
+    if (isUnfurlError(err) && (err.status === 401 || err.status === 404)) return null;
+    ctx.output.err.write(
+      `warning: could not revoke the previous login's key ${old.keyId} (${(err as Error).message}); ` +
+        'revoke it with the dashboard or DELETE /v1/keys/{key_id}\n',
+    );
+    return null;
+  }
+}
+
+/** The line (or JSON field) that says which key of the previous login was revoked. */
+function revokedNote(ctx: CommandContext, revokedKeyId: string | null) {
+  if (revokedKeyId && !ctx.output.json) {
+    line(ctx.output, `Revoked ${revokedKeyId}, the key the previous \`unfurl login\` made here`);
+  }
 }
 
 const CREDENTIAL_OPTIONS = { email: { type: 'string' }, password: { type: 'string' } } as const;
@@ -53,13 +89,27 @@ export const register: CommandSpec = {
   positionals: [0, 0],
   async run(ctx) {
     const client = new Unfurl({ baseUrl: ctx.baseUrl, apiKey: null });
-    const reg = await client.auth.register({ email: email(ctx), password: await password(ctx) }, ctx);
-    saveLogin(ctx, { apiKey: reg.apiKey, email: reg.email, keyId: reg.keyId });
-    if (ctx.output.json) printJson(ctx.output, { ...reg, configFile: ctx.configFile });
+    const address = email(ctx);
+    const secret = await password(ctx, { confirm: true });
+    let reg: Awaited<ReturnType<typeof client.auth.register>>;
+    try {
+      reg = await client.auth.register({ email: address, password: secret }, ctx);
+    } catch (err) {
+      if (isUnfurlError(err) && err.status === 409) {
+        withHint(
+          err,
+          `that e-mail has an account already: \`unfurl login --email ${address}\` logs in to it`,
+        );
+      }
+      throw err;
+    }
+    const revokedKeyId = await saveLogin(ctx, { apiKey: reg.apiKey, email: reg.email, keyId: reg.keyId });
+    if (ctx.output.json) printJson(ctx.output, { ...reg, configFile: ctx.configFile, revokedKeyId });
     else {
       line(ctx.output, `Registered ${reg.email} (${reg.accountId}) with ${creditsText(reg.credits)} free.`);
       line(ctx.output, `API key ${reg.keyId} saved to ${ctx.configFile}`);
     }
+    revokedNote(ctx, revokedKeyId);
     return 0;
   },
 };
@@ -77,9 +127,11 @@ export const login: CommandSpec = {
     const explicitKey = ctx.string('api-key') ?? (ctx.string('email') ? undefined : ctx.env.UNFURL_API_KEY);
     if (explicitKey && !ctx.string('email')) {
       const account = await new Unfurl({ baseUrl: ctx.baseUrl, apiKey: explicitKey }).account.get(ctx);
-      saveLogin(ctx, { apiKey: explicitKey, email: account.email });
-      if (ctx.output.json) printJson(ctx.output, { email: account.email, configFile: ctx.configFile });
-      else line(ctx.output, `Logged in as ${account.email}; key saved to ${ctx.configFile}`);
+      const revokedKeyId = await saveLogin(ctx, { apiKey: explicitKey, email: account.email });
+      if (ctx.output.json) {
+        printJson(ctx.output, { email: account.email, configFile: ctx.configFile, revokedKeyId });
+      } else line(ctx.output, `Logged in as ${account.email}; key saved to ${ctx.configFile}`);
+      revokedNote(ctx, revokedKeyId);
       return 0;
     }
     const anonymous = new Unfurl({ baseUrl: ctx.baseUrl, apiKey: null });
@@ -89,13 +141,19 @@ export const login: CommandSpec = {
     const key = await withSession.keys.create(name, ctx);
     // The session was only needed to make the key: end it rather than leave it valid for a day.
     await withSession.auth.logout(ctx);
-    saveLogin(ctx, { apiKey: key.key, email: session.email, keyId: key.id, keyMadeByLogin: true });
+    const revokedKeyId = await saveLogin(ctx, {
+      apiKey: key.key,
+      email: session.email,
+      keyId: key.id,
+      keyMadeByLogin: true,
+    });
     if (ctx.output.json) {
       printJson(ctx.output, {
         email: session.email,
         keyId: key.id,
         keyName: key.name,
         configFile: ctx.configFile,
+        revokedKeyId,
       });
     } else {
       line(
@@ -103,6 +161,7 @@ export const login: CommandSpec = {
         `Logged in as ${session.email}; new API key "${key.name}" (${key.id}) saved to ${ctx.configFile}`,
       );
     }
+    revokedNote(ctx, revokedKeyId);
     return 0;
   },
 };
@@ -160,7 +219,13 @@ export const credits: CommandSpec = {
     const client = ctx.client({ requireKey: true });
     if (action !== undefined) {
       if (action !== 'buy' || !packageId) throw new UsageError('expected `credits` or `credits buy PACKAGE`');
-      const checkout = await client.credits.purchase(packageId, ctx);
+      const checkout = await client.credits.purchase(packageId, ctx).catch((err: unknown) => {
+        // An unknown package: the list is one command away.
+        if (isUnfurlError(err) && err.status === 400 && err.details === 'package_id') {
+          withHint(err, '`unfurl credits` lists the packages on sale');
+        }
+        throw err;
+      });
       if (ctx.output.json) printJson(ctx.output, checkout);
       else if (isTestCheckout(checkout.checkoutUrl)) {
         line(ctx.output, `Test mode: this server takes no payment (no payment provider is configured).`);
@@ -232,7 +297,7 @@ export const jobs: CommandSpec = {
   name: 'jobs',
   summary: 'your jobs, newest first; `jobs ID` shows one job, `jobs cancel ID` stops one',
   usage: '[ID | cancel ID] [--status STATUS] [--limit N]',
-  details: `  jobs ID          one job: its summary and result
+  details: `  jobs ID          one job: its summary and result (a crawl's pages: \`unfurl crawl --job ID\`)
   jobs cancel ID   stop a queued or running job (a crawl keeps, and is billed for, the pages it has)
   --status STATUS  only queued, active, completed, failed or cancelled jobs
   --limit N        jobs to show (default 20; pages are fetched as needed)`,
@@ -268,6 +333,9 @@ export const jobs: CommandSpec = {
         );
         line(ctx.output, 'result:');
         line(ctx.output, JSON.stringify(result, null, 2));
+        if (job.queue === 'crawl') {
+          line(ctx.output, `pages: \`unfurl crawl --job ${job.id} --out DIR\` writes them as Markdown files`);
+        }
       }
       return 0;
     }
