@@ -2,48 +2,17 @@
 // register/login saving the key (0600) in the config dir, the data commands in text and --json,
 // crawl writing Markdown files, and the exit code of every failure family.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientTestServer, SITE_PAGES, startClientTestServer } from '../sdk/server.js';
+import { describe, expect, it } from 'vitest';
+import { SITE_PAGES } from '../sdk/server.js';
 import { uniqueEmail } from '../support/app.js';
 import { confirmCheckoutAt } from '../support/checkout.js';
 import { type CliResult, runCli } from '../support/cli.js';
+import { PASSWORD, useCliServer } from '../support/cli-server.js';
 import { startServer } from '../support/loopback.js';
-import { ensureClientBuilt } from './binary.js';
 
-let s: ClientTestServer;
-let home: string;
-const PASSWORD = 'correct horse battery';
-
-beforeAll(async () => {
-  await ensureClientBuilt();
-  s = await startClientTestServer();
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-cli-'));
-}, 300_000);
-afterAll(async () => {
-  await s?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
-});
-
-/** A fresh config dir per user of the CLI, the server given by UNFURL_API_URL. */
-function user() {
-  const dir = fs.mkdtempSync(path.join(home, 'cfg-'));
-  const env = { XDG_CONFIG_HOME: dir, UNFURL_API_URL: s.url };
-  return {
-    dir,
-    configFile: path.join(dir, 'unfurl', 'config.json'),
-    run: (...args: string[]): Promise<CliResult> => runCli(args, env, 60_000),
-  };
-}
-
-async function registered() {
-  const u = user();
-  const email = uniqueEmail('cli');
-  const r = await u.run('register', '--email', email, '--password', PASSWORD);
-  expect(r.code, r.stderr).toBe(0);
-  return { ...u, email };
-}
+const s = useCliServer('cli');
+const { user, registered } = s;
 
 const json = (r: CliResult) => {
   expect(r.code, r.stderr).toBe(0);
@@ -124,7 +93,7 @@ describe('register and login', () => {
   });
 
   it('falls back to ~/.config/unfurl without XDG_CONFIG_HOME', async () => {
-    const fakeHome = fs.mkdtempSync(path.join(home, 'home-'));
+    const fakeHome = fs.mkdtempSync(path.join(s.home, 'home-'));
     const r = await runCli(['register', '--email', uniqueEmail('cli'), '--password', PASSWORD, '--json'], {
       HOME: fakeHome,
       UNFURL_API_URL: s.url,

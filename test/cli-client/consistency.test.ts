@@ -4,49 +4,15 @@
 // package, an e-mail that has an account, a crawl bigger than the balance).
 import fs from 'node:fs';
 import type http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_COMMAND_NAMES } from '../../src/main/client/names.js';
-import { type ClientTestServer, startClientTestServer } from '../sdk/server.js';
-import { uniqueEmail } from '../support/app.js';
-import { type CliResult, ROOT, runCli } from '../support/cli.js';
+import { ROOT, runCli } from '../support/cli.js';
+import { PASSWORD, useCliServer } from '../support/cli-server.js';
 import { type Loopback, startServer } from '../support/loopback.js';
-import { ensureClientBuilt } from './binary.js';
 
-let s: ClientTestServer;
-let home: string;
-const PASSWORD = 'correct horse battery';
-
-beforeAll(async () => {
-  await ensureClientBuilt();
-  s = await startClientTestServer();
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-agree-'));
-}, 300_000);
-afterAll(async () => {
-  await s?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
-});
-
-function user() {
-  const dir = fs.mkdtempSync(path.join(home, 'cfg-'));
-  const env = { XDG_CONFIG_HOME: dir, UNFURL_API_URL: s.url };
-  const configFile = path.join(dir, 'unfurl', 'config.json');
-  return {
-    dir,
-    env,
-    saved: () => JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>,
-    run: (...args: string[]): Promise<CliResult> => runCli(args, env, 60_000),
-  };
-}
-
-async function registered() {
-  const u = user();
-  const email = uniqueEmail('agree');
-  const r = await u.run('register', '--email', email, '--password', PASSWORD);
-  expect(r.code, r.stderr).toBe(0);
-  return { ...u, email };
-}
+const s = useCliServer('agree');
+const { user, registered } = s;
 
 const status = async (key: string) =>
   (await fetch(`${s.url}/v1/account`, { headers: { authorization: `Bearer ${key}` } })).status;
@@ -126,7 +92,7 @@ describe('bare domains for scrape, map and crawl', () => {
   afterAll(async () => recorder?.close());
 
   const cli = (...args: string[]) =>
-    runCli([...args, '--base-url', recorder.url, '--api-key', 'uf_recorded'], { HOME: home });
+    runCli([...args, '--base-url', recorder.url, '--api-key', 'uf_recorded'], { HOME: s.home });
 
   it('a domain without a scheme is sent as https://', async () => {
     const scraped = await cli('scrape', 'example.com');

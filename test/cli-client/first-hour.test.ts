@@ -2,41 +2,15 @@
 // the password never echoed), --version, help for a mistyped command or option, `map`, `scrape --meta`,
 // ISO times, the test-mode wording of `credits buy`, and a 402 that says how to buy credits.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientTestServer, startClientTestServer } from '../sdk/server.js';
+import { describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/app.js';
-import { CLI, type CliResult, ROOT, runCli } from '../support/cli.js';
+import { CLI, ROOT, runCli } from '../support/cli.js';
+import { PASSWORD, useCliServer } from '../support/cli-server.js';
 import { hasPython, runOnPty } from '../support/pty.js';
-import { ensureClientBuilt } from './binary.js';
 
-let s: ClientTestServer;
-let home: string;
-const PASSWORD = 'correct horse battery';
-
-beforeAll(async () => {
-  await ensureClientBuilt();
-  s = await startClientTestServer();
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-first-'));
-}, 300_000);
-afterAll(async () => {
-  await s?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
-});
-
-function user() {
-  const dir = fs.mkdtempSync(path.join(home, 'cfg-'));
-  const env = { XDG_CONFIG_HOME: dir, UNFURL_API_URL: s.url };
-  return { dir, env, run: (...args: string[]): Promise<CliResult> => runCli(args, env, 60_000) };
-}
-
-async function registered() {
-  const u = user();
-  const r = await u.run('register', '--email', uniqueEmail('first'), '--password', PASSWORD);
-  expect(r.code, r.stderr).toBe(0);
-  return u;
-}
+const s = useCliServer('first');
+const { user, registered } = s;
 
 // Under CI a missing tool fails the test; elsewhere the test is skipped with the reason in its name.
 const onPty = hasPython || process.env.CI === 'true' ? describe : describe.skip;

@@ -2,13 +2,13 @@
 // crawls of a slow loopback site: a running job's row offers Cancel, which (once confirmed) stops it
 // on the server; the job's detail panel offers the same. Screenshots go to test-artifacts/dashboard/.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { CHROMIUM_PATH, describeWithChromium } from '../support/chromium.js';
+import { describeWithChromium } from '../support/chromium.js';
+import { type DashboardBrowser, launchBrowser } from '../support/dashboard-browser.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { repoRoot } from '../support/processes.js';
 import { quietLogger } from '../support/quiet-logger.js';
@@ -21,9 +21,8 @@ describeWithChromium('dashboard: cancelling a job in headless Chromium', () => {
   let base: string;
   let site: Loopback;
   let processing: JobProcessing;
-  let context: BrowserContext;
   let page: Page;
-  let userDataDir: string;
+  let browser: DashboardBrowser | undefined;
   const pageErrors: string[] = [];
   const dialogs: string[] = [];
 
@@ -52,20 +51,8 @@ describeWithChromium('dashboard: cancelling a job in headless Chromium', () => {
     });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     processing = await startJobProcessing(t.services, quietLogger);
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-dashboard-cancel-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-      viewport: { width: 1200, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchBrowser('cancel', { width: 1200, height: 900 });
+    page = browser.page;
     page.on('pageerror', (err) => pageErrors.push(String(err)));
     page.on('dialog', (d) => {
       dialogs.push(d.message());
@@ -74,11 +61,10 @@ describeWithChromium('dashboard: cancelling a job in headless Chromium', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await processing?.stop(2000);
     await closeTestApp(t);
     await site?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
 
   it('cancels a running crawl from its row and another from its detail panel', async () => {

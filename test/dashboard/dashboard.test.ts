@@ -5,13 +5,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp, uniqueEmail } from '../support/app.js';
-import { CHROMIUM_PATH, describeWithChromium } from '../support/chromium.js';
+import { describeWithChromium } from '../support/chromium.js';
+import { type DashboardBrowser, launchBrowser } from '../support/dashboard-browser.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { repoRoot } from '../support/processes.js';
 import { quietLogger } from '../support/quiet-logger.js';
@@ -46,7 +46,7 @@ describeWithChromium('dashboard in headless Chromium', () => {
   let processing: JobProcessing;
   let context: BrowserContext;
   let page: Page;
-  let userDataDir: string;
+  let browser: DashboardBrowser | undefined;
   const pageErrors: string[] = [];
 
   const shot = async (p: Page, name: string) => {
@@ -74,23 +74,8 @@ describeWithChromium('dashboard in headless Chromium', () => {
     });
     base = await t.app.listen({ port, host: '127.0.0.1' });
     processing = await startJobProcessing(t.services, quietLogger);
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-dashboard-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1200, height: 900 },
-      locale: 'en-US',
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchBrowser('chromium', { width: 1200, height: 900 });
+    ({ context, page } = browser);
     page.on('pageerror', (err) => pageErrors.push(String(err)));
     // API error answers are part of the story (the playground's 400); anything else failing is not.
     page.on('response', (res) => {
@@ -100,11 +85,10 @@ describeWithChromium('dashboard in headless Chromium', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await processing?.stop(2000);
     await closeTestApp(t);
     await site?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
 
   it('registers, manages keys, buys credits, runs the playground and shows jobs and usage', async () => {

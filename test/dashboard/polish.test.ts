@@ -5,13 +5,13 @@
 // buttons in the playground, dark mode, narrow screens, the sign-in page saying what Unfurl is and
 // the test checkout in the dashboard's clothes. Screenshots go to test-artifacts/dashboard/.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { CHROMIUM_PATH, describeWithChromium } from '../support/chromium.js';
+import { describeWithChromium } from '../support/chromium.js';
+import { type DashboardBrowser, launchBrowser } from '../support/dashboard-browser.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { repoRoot } from '../support/processes.js';
 import { quietLogger } from '../support/quiet-logger.js';
@@ -31,7 +31,7 @@ describeWithChromium('dashboard polish (issue 35) in headless Chromium', () => {
   let processing: JobProcessing;
   let context: BrowserContext;
   let page: Page;
-  let userDataDir: string;
+  let browser: DashboardBrowser | undefined;
   const pageErrors: string[] = [];
   let releaseSlow: () => void = () => {};
 
@@ -66,24 +66,9 @@ describeWithChromium('dashboard polish (issue 35) in headless Chromium', () => {
     });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     processing = await startJobProcessing(t.services, quietLogger);
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-dashboard-polish-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-      locale: 'en-US',
-    });
+    browser = await launchBrowser('polish', { width: 1280, height: 900 });
+    ({ context, page } = browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (err) => pageErrors.push(String(err)));
     page.on('response', (res) => {
       if (res.status() >= 400 && !new URL(res.url()).pathname.startsWith('/v1/'))
@@ -93,11 +78,10 @@ describeWithChromium('dashboard polish (issue 35) in headless Chromium', () => {
 
   afterAll(async () => {
     releaseSlow();
-    await context?.close();
+    await browser?.close();
     await processing?.stop(2000);
     await closeTestApp(t);
     await site?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
 
   it('says what each row was about, pages, and formats jobs for people', async () => {

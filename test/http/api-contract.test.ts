@@ -2,19 +2,16 @@
 // unknown query parameter is a 400 naming it (as an unknown body field is), /openapi.json marks no
 // parameter with a default as required and describes every answer, /docs is ours, amounts say
 // "1 credit".
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insufficientCredits } from '../../src/billing/ledger-sql.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { closeTestApp } from '../support/teardown.js';
+import type { TestApp } from '../support/app.js';
+import { useRegisteredApp } from '../support/registered-app.js';
 
 let t: TestApp;
 let key: string;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  key = (await t.register()).apiKey;
+useRegisteredApp((stage) => {
+  ({ t, key } = stage);
 });
-afterAll(async () => closeTestApp(t));
 
 interface OpenApiParameter {
   name: string;

@@ -1,18 +1,15 @@
 // POST /v1/credits/purchase names its package `package_id` (the spec), and takes `packageId` too: that is
 // how its own answer and the SDKs spell it, so a client that echoes the answer's name is not refused.
 // Both given and different is a 400 naming the field; neither is a 400 naming `package_id`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { closeTestApp } from '../support/teardown.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app.js';
+import { useRegisteredApp } from '../support/registered-app.js';
 
 let t: TestApp;
 let key: string;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  key = (await t.register()).apiKey;
+useRegisteredApp((stage) => {
+  ({ t, key } = stage);
 });
-afterAll(async () => closeTestApp(t));
 
 const purchase = (payload: Record<string, unknown>) =>
   t.call(key, { method: 'POST', url: '/v1/credits/purchase', payload });

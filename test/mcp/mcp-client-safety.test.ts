@@ -3,31 +3,17 @@
 // /mcp, through the official MCP SDK client: never a secret (the account's webhook secret, a key),
 // and a scraped page's Markdown as text, its other fields beside it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../src/mcp/server.js';
-import { ensureClientBuilt } from '../cli-client/binary.js';
-import { type ClientTestServer, startClientTestServer } from '../sdk/server.js';
-import { uniqueEmail } from '../support/app.js';
 import { CLI, ROOT, runCli } from '../support/cli.js';
+import { useCliServer } from '../support/cli-server.js';
 import { CONSTRUCTED_CHANNEL } from '../support/youtube-replay.js';
 
-let s: ClientTestServer;
-let home: string;
-
-beforeAll(async () => {
-  await ensureClientBuilt();
-  s = await startClientTestServer();
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-mcp-cli-'));
-}, 300_000);
-afterAll(async () => {
-  await s?.close();
-  if (home) fs.rmSync(home, { recursive: true, force: true });
-});
+const s = useCliServer('mcp');
 
 /** `unfurl mcp` (the built binary) with exactly `env`: no key or URL unless given. */
 async function stdio(env: Record<string, string>): Promise<Client> {
@@ -63,13 +49,8 @@ async function answer(client: Client, name: string, args: Record<string, unknown
 
 describe('unfurl mcp with the saved login', () => {
   it('uses the key and server `unfurl register` saved when UNFURL_API_KEY is unset', async () => {
-    const dir = fs.mkdtempSync(path.join(home, 'cfg-'));
-    const reg = await runCli(
-      ['register', '--email', uniqueEmail('mcp'), '--password', 'correct horse battery'],
-      { XDG_CONFIG_HOME: dir, UNFURL_API_URL: s.url },
-    );
-    expect(reg.code, reg.stderr).toBe(0);
-    const client = await stdio({ XDG_CONFIG_HOME: dir });
+    const u = await s.registered();
+    const client = await stdio({ XDG_CONFIG_HOME: u.dir });
     try {
       const balance = await answer(client, 'balance');
       expect(balance.isError, balance.content[0]?.text).toBe(false);
@@ -80,7 +61,7 @@ describe('unfurl mcp with the saved login', () => {
   });
 
   it('without a key anywhere, says how to log in', async () => {
-    const dir = fs.mkdtempSync(path.join(home, 'none-'));
+    const dir = fs.mkdtempSync(path.join(s.home, 'none-'));
     const r = await runCli(['mcp'], { XDG_CONFIG_HOME: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unfurl login/);
@@ -100,7 +81,7 @@ describe.each(['stdio', 'http'] as const)('every MCP tool over %s', (transport) 
     expect(webhookSecret).toMatch(/^whsec_/);
     client =
       transport === 'stdio'
-        ? await stdio({ UNFURL_API_KEY: apiKey, UNFURL_API_URL: s.url, XDG_CONFIG_HOME: home })
+        ? await stdio({ UNFURL_API_KEY: apiKey, UNFURL_API_URL: s.url, XDG_CONFIG_HOME: s.home })
         : await http(apiKey);
   }, 60_000);
   afterAll(async () => client?.close());

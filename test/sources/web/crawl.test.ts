@@ -88,6 +88,15 @@ const waitForCrawl = (key: string, jobId: string) =>
 const start = (key: string, payload: object) =>
   t.call(key, { method: 'POST', url: '/v1/web/crawl', payload });
 
+/** The account's usage entries for one job, as [type, amount] pairs in sorted order. */
+const ledgerOf = async (key: string, jobId: string) => {
+  const usage = (await t.call(key, { method: 'GET', url: '/v1/account/usage?limit=100' })).json();
+  return usage.transactions
+    .filter((x: { job_id: string }) => x.job_id === jobId)
+    .map((x: { type: string; amount: number }) => [x.type, x.amount])
+    .sort();
+};
+
 describe('POST /v1/web/crawl', () => {
   it('crawls the child pages once each, honours robots.txt, records failures and bills 1 + pages', async () => {
     const { apiKey } = await t.register();
@@ -119,12 +128,7 @@ describe('POST /v1/web/crawl', () => {
     const pages = urls.length;
     const account = (await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json();
     expect(account.credits).toBe(100 - (1 + pages));
-    const usage = (await t.call(apiKey, { method: 'GET', url: '/v1/account/usage?limit=100' })).json();
-    const forJob = usage.transactions
-      .filter((x: { job_id: string }) => x.job_id === jobId)
-      .map((x: { type: string; amount: number }) => [x.type, x.amount])
-      .sort();
-    expect(forJob).toEqual([
+    expect(await ledgerOf(apiKey, jobId)).toEqual([
       ['hold', -21],
       ['release', 21],
       ['settled', -(1 + pages)],
@@ -170,12 +174,7 @@ describe('POST /v1/web/crawl', () => {
     const job = (await t.call(apiKey, { method: 'GET', url: `/v1/jobs/${jobId}` })).json();
     expect(job.result).toMatchObject({ pagesScraped: 99, stoppedBy: 'credits' });
     expect((await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json().credits).toBe(0);
-    const usage = (await t.call(apiKey, { method: 'GET', url: '/v1/account/usage?limit=100' })).json();
-    const forJob = usage.transactions
-      .filter((x: { job_id: string }) => x.job_id === jobId)
-      .map((x: { type: string; amount: number }) => [x.type, x.amount])
-      .sort();
-    expect(forJob).toEqual([
+    expect(await ledgerOf(apiKey, jobId)).toEqual([
       ['hold', -100],
       ['release', 100],
       ['settled', -100],

@@ -44,25 +44,23 @@ interface Stage {
   key: string;
 }
 
-const watchUrl = (id: string) => `url=${encodeURIComponent(`https://www.youtube.com/watch?v=${id}`)}`;
-const transcript = (s: Stage, id: string, lang: string) =>
-  s.t.call(s.key, { method: 'GET', url: `/v1/transcript?${watchUrl(id)}&lang=${lang}` });
-const balance = async (s: Stage) =>
-  (await s.t.call(s.key, { method: 'GET', url: '/v1/account' })).json().credits as number;
-const timedtexts = (s: Stage) => s.replay.requests.filter((r) => r.path === '/api/timedtext');
-
-describe('with an operator-run PO token provider', () => {
-  let provider: PotProvider;
+/** The hooks of a describe whose replay and app run beside a PO token provider stand-in, started first:
+ *  its URL goes in `env` (the app reads it when it starts), it is handed to `got`, and it closes with
+ *  the replay. Answers the stage, filled in before the tests. */
+function usePotProviderApp(
+  env: Record<string, string>,
+  startReplay: () => Promise<YouTubeReplay>,
+  got: (p: PotProvider) => void,
+): Stage {
   const s = {} as Stage;
-  // The app's settings are read when it starts, after the stand-ins: the provider's URL goes in then.
-  const env: Record<string, string> = { UNFURL_YOUTUBE_POT_TIMEOUT_MS: '500' };
   useReplayApp(
     {
       upstream: 'YOUTUBE',
       start: async () => {
-        provider = await startPotProvider();
+        const provider = await startPotProvider();
+        got(provider);
         env.UNFURL_YOUTUBE_POT_PROVIDER_URL = provider.url;
-        const replay = await gatedReplay();
+        const replay = await startReplay();
         const close = replay.close;
         return Object.assign(replay, {
           close: () => Promise.all([close(), provider.close()]).then(() => {}),
@@ -73,6 +71,23 @@ describe('with an operator-run PO token provider', () => {
     },
     (stage) => Object.assign(s, stage),
   );
+  return s;
+}
+
+const watchUrl = (id: string) => `url=${encodeURIComponent(`https://www.youtube.com/watch?v=${id}`)}`;
+const transcript = (s: Stage, id: string, lang: string) =>
+  s.t.call(s.key, { method: 'GET', url: `/v1/transcript?${watchUrl(id)}&lang=${lang}` });
+const balance = async (s: Stage) =>
+  (await s.t.call(s.key, { method: 'GET', url: '/v1/account' })).json().credits as number;
+const timedtexts = (s: Stage) => s.replay.requests.filter((r) => r.path === '/api/timedtext');
+
+describe('with an operator-run PO token provider', () => {
+  let provider: PotProvider;
+  // The app's settings are read when it starts, after the stand-ins: the provider's URL goes in then.
+  const env: Record<string, string> = { UNFURL_YOUTUBE_POT_TIMEOUT_MS: '500' };
+  const s = usePotProviderApp(env, gatedReplay, (p) => {
+    provider = p;
+  });
 
   it('fetches the gated track with the video-bound token, asking the provider once for two requests', async () => {
     const before = await balance(s);
@@ -170,28 +185,13 @@ describe('without a token source', () => {
 
 describe('a client whose player request carries a token (the desktop client, put in the chain)', () => {
   let provider: PotProvider;
-  const s = {} as Stage;
   const env: Record<string, string> = {
     UNFURL_YOUTUBE_POT_TIMEOUT_MS: '500',
     UNFURL_YOUTUBE_CLIENTS: '["WEB", "ANDROID"]',
   };
-  useReplayApp(
-    {
-      upstream: 'YOUTUBE',
-      start: async () => {
-        provider = await startPotProvider();
-        env.UNFURL_YOUTUBE_POT_PROVIDER_URL = provider.url;
-        const replay = await startYouTubeReplay();
-        const close = replay.close;
-        return Object.assign(replay, {
-          close: () => Promise.all([close(), provider.close()]).then(() => {}),
-        });
-      },
-      env,
-      clearRequests: true,
-    },
-    (stage) => Object.assign(s, stage),
-  );
+  const s = usePotProviderApp(env, startYouTubeReplay, (p) => {
+    provider = p;
+  });
   const players = () => s.replay.requests.filter((r) => r.path === '/youtubei/v1/player');
   const OPEN_VIDEO = '2lAe1cqCOXo';
 
