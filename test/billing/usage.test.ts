@@ -15,6 +15,7 @@ interface Txn {
   type: string;
   description: string;
   job_id: string | null;
+  ref_kind: string | null;
   created_at: number;
 }
 interface Page {
@@ -89,9 +90,13 @@ describe('GET /v1/account/usage', () => {
         'id',
         'job_id',
         'operation',
+        'ref_kind',
         'type',
       ]);
       expect(x.id).toMatch(/^txn_/);
+      // What job_id names: a job, a synchronous request or a checkout (null for grants and clawbacks).
+      const kinds = { job_: 'job', req_: 'request', chk_: 'checkout' } as Record<string, string>;
+      expect(x.ref_kind).toBe(x.job_id === null ? null : (kinds[x.job_id.slice(0, 4)] ?? 'unknown'));
       expect(Number.isInteger(x.created_at)).toBe(true);
       expect(Math.abs(x.created_at - Date.now())).toBeLessThan(60_000);
       expect(typeof x.description).toBe('string');
