@@ -251,8 +251,12 @@ describeWithChromium('dashboard polish (issue 35) in headless Chromium', () => {
     }
     await page.evaluate(`window.location.hash = '#/jobs'`);
     await page.locator('#jobs-table table').waitFor();
-    const wrap = page.locator('#jobs-table .table-wrap');
-    expect(await wrap.evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
+    // The list is drawn again after the hash change: wait for the drawn table to overflow its box.
+    await page.waitForFunction(
+      `(() => { const w = document.querySelector('#jobs-table .table-wrap'); return !!w && w.scrollWidth > w.clientWidth; })()`,
+      null,
+      { timeout: 10_000 },
+    );
     await shot(page, '26-jobs-narrow-dark');
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1280, height: 900 });
