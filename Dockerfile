@@ -3,7 +3,7 @@
 # (README, "Configuration"); compose.yaml shows the distributed deployment.
 
 # --- build: compile TypeScript (SDK workspace and server), then drop dev dependencies ---
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 # Toolchain for native modules (better-sqlite3, msgpackr-extract) when no prebuilt binary fits.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
@@ -24,7 +24,7 @@ RUN npm rebuild --no-audit --no-fund \
  && npm prune --omit=dev --no-audit --no-fund
 
 # --- runtime: Node, the system tools the service drives, and the built app ---
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       ffmpeg tesseract-ocr tesseract-ocr-eng chromium fonts-dejavu-core ca-certificates tini \

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { CLIENT_COMMAND_NAMES } from './client/names.js';
+import { runtimeProblem } from './runtime.js';
 
 // Each command imports only what it needs, so usage errors and `unfurl admin …` answer quickly.
 
@@ -49,6 +50,11 @@ async function main(argv: string[]): Promise<number> {
   if (command === '--version' || command === '-v' || command === '-V' || command === 'version') {
     console.log(`unfurl ${version()}`);
     return 0;
+  }
+  const problem = runtimeProblem();
+  if (problem) {
+    console.error(problem);
+    return 1;
   }
   // Client commands talk to a server through the SDK: no server configuration is read for them.
   if ((CLIENT_COMMAND_NAMES as readonly string[]).includes(command)) {

@@ -108,8 +108,8 @@ describe('Dockerfile', () => {
     bin: Record<string, string>;
   };
 
-  it('builds on node:20-bookworm-slim with the system tools, runs the bin as a non-root user, serve by default', () => {
-    expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim\b/m);
+  it('builds on node:24-bookworm-slim with the system tools, runs the bin as a non-root user, serve by default', () => {
+    expect(dockerfile).toMatch(/^FROM node:24-bookworm-slim\b/m);
     for (const pkgName of ['ffmpeg', 'tesseract-ocr', 'tesseract-ocr-eng', 'chromium', 'fonts-dejavu-core'])
       expect(dockerfile).toMatch(new RegExp(`\\s${pkgName}\\s`));
     expect(dockerfile).toMatch(/^USER node$/m);
