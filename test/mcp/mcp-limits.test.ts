@@ -53,6 +53,16 @@ describe('MCP batches', () => {
     expect(await res.json()).toMatchObject({ error: 'invalid_request', details: 'body' });
   });
 
+  it('an answer carries X-Request-Id and the RateLimit headers, as every other route does', async () => {
+    const { apiKey } = await t.register();
+    const res = await postMcp(url, apiKey, list(1));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(res.headers.get('ratelimit')).toMatch(/^"default";r=\d+;t=\d+$/);
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^"default";q=\d+;w=\d+$/);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   it("each message takes a token from the key's bucket", async () => {
     const { apiKey } = await t.register();
     const res = await postMcp(url, apiKey, batch(KEY_BURST));

@@ -80,6 +80,11 @@ export const mcpRoutes: RoutePlugin<McpDeps> = async (app, deps) => {
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
+    // The transport writes the answer itself: the headers set so far (X-Request-Id, the RateLimit
+    // pair) go onto the raw response first, where its own writeHead keeps them.
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
     reply.hijack();
     // Closing the transport aborts the signal of every call still running (a job tool's wait).
     reply.raw.on('close', () => {
