@@ -27,8 +27,9 @@
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { intEnv, loadSettings, pinToCpu } from './lib/http.js';
+import { intEnv, loadSettings, pinToCpu, pinToCpus } from './lib/http.js';
 import { openLoop } from './lib/open-loop.js';
+import { startUnfurlGroup } from './lib/unfurl-group.js';
 import { appEnvFor, type Child, checkTranscript, getAdmitted, startChild, watchUrl } from './transcript.js';
 
 const VIDEO = 'GJLlxj_dtq8';
@@ -43,7 +44,7 @@ function percentile(sorted: number[], p: number): number {
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
 /** The account's balance (asked again while the app is still shedding the load just offered). */
-async function credits(app: Child): Promise<number> {
+async function credits(app: Pick<Child, 'address' | 'apiKey'>): Promise<number> {
   const res = await getAdmitted(`${app.address}/v1/account`, { authorization: `Bearer ${app.apiKey}` });
   if (res.status !== 200) throw new Error(`GET /v1/account: ${res.status}`);
   return ((await res.json()) as { credits: number }).credits;
@@ -76,11 +77,13 @@ export async function benchOverload(): Promise<void> {
   const settings = loadSettings();
   const factor = intEnv('BENCH_OVERLOAD_FACTOR', 2);
   const preconnect = intEnv('BENCH_PRECONNECT', 5000);
+  const processes = intEnv('BENCH_PROCESSES', 0);
+  const appCpus = process.env.BENCH_APP_CPUS ?? '0';
   console.log(
     `\n## overload — cached GET /v1/transcript: capacity (autocannon ${settings.connections} connections × ` +
       `${settings.durationS} s), then ${factor}× that rate open-loop for ${settings.durationS} s; default shedding settings`,
   );
-  const children: Child[] = [];
+  const children: Array<Pick<Child, 'stop'>> = [];
   try {
     const replay = await startChild(['replay', '1']);
     children.push(replay);
@@ -88,13 +91,36 @@ export async function benchOverload(): Promise<void> {
     const shedding = Object.fromEntries(
       Object.entries(process.env).filter(([k, v]) => k.startsWith('UNFURL_SHED_') && v !== undefined),
     ) as Record<string, string>;
-    const app = await startChild(['unfurl'], { ...appEnvFor(replay.address), ...shedding });
+    const appEnv = { ...appEnvFor(replay.address), ...shedding };
+    // BENCH_PROCESSES=N: `unfurl serve --processes N` (distributed: PostgreSQL + Redis) instead of
+    // the in-process embedded app; BENCH_APP_CPUS: the CPUs its processes share (default 0).
+    let app: Pick<Child, 'address' | 'apiKey' | 'stop'>;
+    let appPids: number[];
+    if (processes > 0) {
+      const group = await startUnfurlGroup(processes, appEnv);
+      app = group;
+      appPids = group.memberPids;
+    } else {
+      const child = await startChild(['unfurl'], appEnv);
+      app = child;
+      appPids = [child.pid];
+    }
     children.push(app);
     // On its own core, the load generator and the replay on the other: offering twice the app's
     // capacity then takes CPU from the generator, not from the app it measures.
-    const pinned = os.availableParallelism() >= 2 && pinToCpu(app.pid, 0) && pinToCpu(process.pid, 1);
-    if (pinned) pinToCpu(replay.pid, 1);
-    console.log(pinned ? 'app on CPU 0; load generator and replay on CPU 1' : 'processes not pinned to CPUs');
+    const pinned =
+      os.availableParallelism() >= 2 &&
+      appPids.every((pid) => pinToCpus(pid, appCpus)) &&
+      (appCpus.includes('1') || pinToCpu(process.pid, 1));
+    if (pinned && !appCpus.includes('1')) pinToCpu(replay.pid, 1);
+    console.log(
+      pinned
+        ? `app (${appPids.length} process${appPids.length > 1 ? 'es' : ''}) on CPU ${appCpus}` +
+            (appCpus.includes('1')
+              ? '; load generator and replay unpinned'
+              : '; load generator and replay on CPU 1')
+        : 'processes not pinned to CPUs',
+    );
     await checkTranscript(app, VIDEO);
     const url = `${app.address}/v1/transcript?url=${watchUrl(VIDEO)}&lang=en`;
     const headers = { authorization: `Bearer ${app.apiKey}` };
@@ -109,6 +135,8 @@ export async function benchOverload(): Promise<void> {
         `p50 ${capacity.latency.p50} ms   p99 ${capacity.latency.p99} ms`,
     );
 
+    // The capacity run's last requests may still be settling their credits (batched writes).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     const before = await credits(app);
     let stopProbe: () => void = () => {};
     const probeStopped = new Promise<void>((resolve) => {

@@ -160,7 +160,7 @@ export async function getAdmitted(url: string, headers: Record<string, string>):
 }
 
 /** One GET of the app that must answer a transcript (a broken setup would measure error pages); its body. */
-export async function checkTranscript(app: Child, id: string): Promise<string> {
+export async function checkTranscript(app: Pick<Child, 'address' | 'apiKey'>, id: string): Promise<string> {
   const url = `${app.address}/v1/transcript?url=${watchUrl(id)}&lang=en`;
   const res = await getAdmitted(url, { authorization: `Bearer ${app.apiKey}` });
   const body = await res.text();

@@ -39,6 +39,8 @@ export const upstreamFailedAttempts = new Counter({
 
 export const jobsByState = new Gauge({
   name: 'unfurl_jobs',
+  // Read from the database at scrape time: every process of a group sees the same value.
+  aggregator: 'first',
   help: 'Jobs in the jobs table by state (read at scrape time)',
   labelNames: ['state'] as const,
   registers: [metricsRegistry],
@@ -46,6 +48,8 @@ export const jobsByState = new Gauge({
 
 export const queueDepth = new Gauge({
   name: 'unfurl_queue_depth',
+  // Read from the database at scrape time: every process of a group sees the same value.
+  aggregator: 'first',
   help: 'Jobs waiting to run (status queued) by queue (read at scrape time)',
   labelNames: ['queue'] as const,
   registers: [metricsRegistry],
@@ -53,6 +57,8 @@ export const queueDepth = new Gauge({
 
 export const jobsActive = new Gauge({
   name: 'unfurl_jobs_active',
+  // Read from the database at scrape time: every process of a group sees the same value.
+  aggregator: 'first',
   help: 'Jobs running now by queue (read at scrape time)',
   labelNames: ['queue'] as const,
   registers: [metricsRegistry],
@@ -80,6 +86,8 @@ export const proxyBenched = new Gauge({
   help: 'Whether a proxy is benched for a platform after blocks or failures (1) or healthy (0), as this process knows it, for the platforms that ever failed one',
   labelNames: ['proxy', 'host', 'platform'] as const,
   registers: [metricsRegistry],
+  // In a process group: benched if any process has it benched.
+  aggregator: 'max',
   collect() {
     this.reset();
     for (const read of proxyStateReaders) {

@@ -63,7 +63,12 @@ export function startServer(kind: ServerKind, env: Record<string, string> = {}):
  * do not take turns on the same cores; false where that cannot be done.
  */
 export function pinToCpu(pid: number, cpu: number): boolean {
-  return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' }).status === 0;
+  return pinToCpus(pid, String(cpu));
+}
+
+/** Pins every thread of `pid` to `cpus` (taskset's list: "0", "0,1", "0-3"). */
+export function pinToCpus(pid: number, cpus: string): boolean {
+  return spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' }).status === 0;
 }
 
 /**

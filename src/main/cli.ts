@@ -12,6 +12,7 @@ const HELP = `unfurl — URL in, data out
 
 commands:
   serve                 start the API (PORT, HOST, DATABASE_URL, REDIS_URL …; see README)
+    --processes N|auto  N API processes sharing the port (with DATABASE_URL and REDIS_URL)
   worker                run jobs and send webhooks (BullMQ with REDIS_URL, else the jobs table)
   migrate               bring the database schema up to date and exit
   admin credits grant|clawback --email E --amount N --reason TEXT
@@ -19,6 +20,12 @@ commands:
   mcp                   an MCP server on stdio for LLM agents (the saved login, or UNFURL_API_KEY/URL)
   help                  this text
   -v, --version         the version of this unfurl`;
+
+const SERVE_HELP = `unfurl serve [--processes N|auto]
+
+  --processes N|auto  run N API processes on one port: the kernel spreads new connections over
+                      them. Needs the distributed deployment (DATABASE_URL and REDIS_URL); auto
+                      is one per core. Default: 1`;
 
 const SERVER_COMMAND_NAMES = ['serve', 'worker', 'migrate', 'admin', 'mcp', 'help'];
 
@@ -64,9 +71,26 @@ async function main(argv: string[]): Promise<number> {
   if (!SERVER_COMMAND_NAMES.includes(command)) return unknownCommand(command);
   const config = loadConfig();
   switch (command) {
-    case 'serve':
+    case 'serve': {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(SERVE_HELP);
+        return 0;
+      }
+      const { parseServeArgs, processCount, runProcessGroup, GROUP_MEMBER_ENV } = await import(
+        './process-group.js'
+      );
+      const processes = processCount(parseServeArgs(rest).processes, config);
+      if (processes > 1 && process.env[GROUP_MEMBER_ENV] === undefined) {
+        const { pino } = await import('pino');
+        const stream = (await import('./log-format.js')).logDestination(config);
+        const options = { level: config.logLevel, base: { role: 'group', pid: process.pid } };
+        const log = stream ? pino(options, stream) : pino(options);
+        await runProcessGroup(config, processes, (fields, message) => log.info(fields, message));
+        return -1;
+      }
       await (await import('./serve.js')).serve(config);
       return -1; // keeps running
+    }
     case 'worker':
       await (await import('./worker.js')).worker(config);
       if (config.workerMetricsPort > 0) {

@@ -6,8 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from '../config.js';
 import { buildApp } from '../http/app.js';
 import { type JobProcessing, startJobProcessing } from '../jobs/processing.js';
+import { joinMetricsGroup } from '../metrics-group.js';
 import { createServices, type Services } from '../services.js';
 import { logDestination } from './log-format.js';
+import { GROUP_MEMBER_ENV } from './process-group.js';
 import { onShutdownSignal } from './signals.js';
 
 export interface ProcessHooks {
@@ -34,6 +36,10 @@ export async function serve(config: Config, hooks: ProcessHooks = {}): Promise<v
   }
   let processing: JobProcessing | null = null;
   if (services.jobs.queue.name === 'embedded') processing = await startJobProcessing(services, app.log);
+  // A member of `serve --processes N` shares the port with its siblings (the kernel spreads new
+  // connections over them) and answers /metrics for the whole group.
+  const member = process.env[GROUP_MEMBER_ENV] !== undefined && process.send !== undefined;
+  if (member) joinMetricsGroup();
   onShutdownSignal(app.log, async () => {
     await app.close();
     await processing?.stop();
@@ -41,7 +47,12 @@ export async function serve(config: Config, hooks: ProcessHooks = {}): Promise<v
   });
   let address: string;
   try {
-    address = await app.listen({ port: config.port, host: config.host, backlog: config.listenBacklog });
+    address = await app.listen({
+      port: config.port,
+      host: config.host,
+      backlog: config.listenBacklog,
+      ...(member && { reusePort: true }),
+    });
   } catch (err) {
     await processing?.stop();
     await services.close();

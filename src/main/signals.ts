@@ -21,4 +21,6 @@ export function onShutdownSignal(
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
+  // A member of a process group whose supervisor is gone (killed) must not serve on, orphaned.
+  if (process.send) process.on('disconnect', () => handler('disconnect'));
 }

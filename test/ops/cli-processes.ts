@@ -47,8 +47,9 @@ export async function startCli(
   role: 'serve' | 'worker',
   env: Record<string, string>,
   timeoutMs = 60_000,
+  args: string[] = [],
 ): Promise<CliProcess> {
-  const child = spawn(process.execPath, [CLI, role], {
+  const child = spawn(process.execPath, [CLI, role, ...args], {
     cwd: repoRoot,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@
 // Needs PostgreSQL and Redis: DATABASE_URL/REDIS_URL, or the CI defaults below when they answer.
 // Under CI=true their absence is a failure, elsewhere a skip that says why.
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -271,5 +272,98 @@ describe.skipIf(!runIt)(
         expect(p.child.exitCode, `${p.role}:\n${p.output().slice(-2000)}`).toBe(0);
       }
     }, 180_000);
+
+    it('`serve --processes 2`: two processes on one port, connections spread over both, one /metrics for the group, a killed one replaced', async () => {
+      // Only the distributed deployment runs a group, and the flag is checked.
+      const embedded = runCli(['serve', '--processes', '2'], { UNFURL_DATA_DIR: dataDir });
+      expect(embedded.status).toBe(1);
+      expect(embedded.stderr).toMatch(/--processes above 1 needs the distributed deployment/);
+      const bad = runCli(['serve', '--processes', 'many'], env);
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toMatch(/--processes takes a whole number/);
+
+      const port = await freePort();
+      const group = await startCli('serve', { ...env, PORT: String(port) }, 60_000, ['--processes', '2']);
+      procs.push(group);
+      const memberPids = () =>
+        [...group.output().matchAll(/"memberPid":(\d+),"msg":"unfurl group: process started"/g)].map((m) =>
+          Number(m[1]),
+        );
+      const listening = () => (group.output().match(/"msg":"unfurl listening"/g) ?? []).length;
+      await until('both members listening', async () => (listening() >= 2 ? true : undefined), 30_000, 50);
+      expect(listeningSockets(port)).toBe(2);
+
+      const healthCount = async () =>
+        sumOf(
+          parsePrometheus(await (await fetch(`${group.url}/metrics`)).text()),
+          'unfurl_http_requests_total',
+          {
+            route: '/health',
+            status: '200',
+          },
+        );
+      const before = await healthCount();
+      // Each on a connection of its own: the kernel picks a process per connection.
+      for (let i = 0; i < 40; i++) expect(await getOnNewConnection(`${group.url}/health`)).toBe(200);
+      // Whichever process answers /metrics, it counts the whole group's requests.
+      for (let i = 0; i < 4; i++) expect((await healthCount()) - before).toBe(40);
+      const servedBy = new Set(
+        [...group.output().matchAll(/"pid":(\d+),[^\n]*"route":"\/health"/g)].map((m) => Number(m[1])),
+      );
+      expect([...servedBy].sort()).toEqual([...memberPids()].sort());
+
+      // A member that dies is replaced; the port keeps answering meanwhile.
+      const [victim] = memberPids();
+      process.kill(victim!, 'SIGKILL');
+      // (Connections the dying process had accepted or queued are reset with it; once it is gone,
+      // the kernel gives new ones to the survivor only.)
+      await until('the killed member gone', async () => (alive(victim!) ? undefined : true), 10_000, 10);
+      for (let i = 0; i < 10; i++) expect(await getOnNewConnection(`${group.url}/health`)).toBe(200);
+      await until('a replacement listening', async () => (listening() >= 3 ? true : undefined), 30_000, 50);
+      expect(group.output()).toMatch(
+        /"code":null,"signal":"SIGKILL","msg":"unfurl group: process exited unexpectedly"/,
+      );
+      expect(memberPids()).toHaveLength(3);
+      expect(listeningSockets(port)).toBe(2);
+
+      // SIGTERM to the group stops every member and exits 0.
+      await group.stop();
+      expect(group.child.exitCode, group.output().slice(-2000)).toBe(0);
+      for (const pid of memberPids()) expect(alive(pid), `member ${pid} still running`).toBe(false);
+      expect(listeningSockets(port)).toBe(0);
+    }, 120_000);
   },
 );
+
+/** Listening TCP sockets on `port` (IPv4), read from the kernel's table. */
+function listeningSockets(port: number): number {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  return fs
+    .readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .filter((line) => {
+      const fields = line.trim().split(/\s+/);
+      return fields[1]?.endsWith(`:${hex}`) && fields[3] === '0A';
+    }).length;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A GET on a new connection, closed after the answer; its status. */
+function getOnNewConnection(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      })
+      .on('error', reject);
+  });
+}

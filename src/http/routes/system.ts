@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { httpErrors, metricsRegistry } from '../../metrics.js';
+import { metricsText } from '../../metrics-group.js';
 import { observeRequest } from '../../metrics-http.js';
 import type { HttpContext } from '../context.js';
 import type { RoutePlugin } from '../typed.js';
@@ -92,7 +93,7 @@ export const systemRoutes: RoutePlugin<Pick<HttpContext, 'jobs' | 'readiness'>> 
         app.log.warn({ err }, 'metrics: reading job counts failed');
       }
       reply.type(metricsRegistry.contentType);
-      return metricsRegistry.metrics();
+      return metricsText();
     },
   );
 };
