@@ -64,11 +64,11 @@ async function passwordHashOf(tx: Tx, accountId: string): Promise<string | undef
   return row?.password_hash;
 }
 
-const accountById = new PreparedQuery(1, (db, id) =>
+const accountById = new PreparedQuery((db, p: { id: string }) =>
   db
     .selectFrom('accounts')
     .select(['id', 'email', 'balance', 'created_at', 'webhook_secret'])
-    .where('id', '=', id!),
+    .where('id', '=', p.id),
 );
 
 export class Accounts {
@@ -387,7 +387,7 @@ export class Accounts {
   }
 
   async getAccount(accountId: string) {
-    const row = await accountById.executeTakeFirst(this.db, accountId);
+    const row = await accountById.executeTakeFirst(this.db, { id: accountId });
     if (!row) throw new AppError('not_found', 'account not found');
     return {
       id: row.id,

@@ -1,43 +1,26 @@
 // The append-only credit ledger: the only code that writes credit_transactions or changes a balance
-// (with ledger-paid-answers.ts, its writer for cache hits charged together; ledger-sql.ts holds the
-// statements both run).
-// Each entry moves the cached balance in the same transaction, so the balance always equals the
-// sum of the account's entries and a debit that would take it below zero is refused. Each entry also
-// adds itself to the account's sums (ledger_sums: amount and entries per type and operation, for its
-// UTC hour, its UTC day and all time) in that transaction, so a summary or a count read from them
-// always equals the entries, and costs the same however long the history is.
+// (with ledger-paid-answers.ts, which charges cache hits together). Both write entries through one
+// writer, ledger-entries.ts, which keeps the invariants: each entry moves the cached balance in the
+// same transaction, so the balance always equals the sum of the account's entries and a debit that
+// would take it below zero is refused; each entry also adds itself to the account's sums (ledger_sums:
+// amount and entries per type and operation, for its UTC hour, its UTC day and all time) in that
+// transaction, so a summary or a count read from them always equals the entries, and costs the same
+// however long the history is. ledger-sql.ts holds the statements.
 import { sql } from 'kysely';
 import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
 import { creditsSpent } from '../metrics.js';
 import { lockAccountRow } from '../store/account-lock.js';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import { GroupCommit } from '../store/group-commit.js';
-import { periodStart } from '../store/rollups.js';
+import { type NewEntry, type WrittenEntry, writeEntries } from './ledger-entries.js';
 import { PaidAnswers } from './ledger-paid-answers.js';
-import {
-  addToSums,
-  closeRequestHold,
-  insertEntry,
-  insufficientCredits,
-  moveBalance,
-  openRequestHold,
-  settledReference,
-  type TransactionType,
-} from './ledger-sql.js';
+import { closeRequestHold, openRequestHold, settledReference } from './ledger-sql.js';
 
 export { type TransactionType, transactionTypes } from './ledger-sql.js';
 
-interface Entry {
+/** An entry of one account. */
+interface Entry extends NewEntry {
   accountId: string;
-  amount: number;
-  type: TransactionType;
-  description: string;
-  /** What the credits are for (a job's kind, a request's operation); '' for grants, purchases, clawbacks. */
-  operation: string;
-  jobId: string | null;
-  reference?: string | null;
-  flagged?: boolean;
 }
 
 /**
@@ -91,64 +74,19 @@ export class Ledger {
   }
 
   /**
-   * Writes one entry inside `tx`. Returns the new balance, or null when the entry's reference was
-   * already used (the entry happened before) or a debit would take the balance below zero.
+   * Writes one entry inside `tx` (ledger-entries.ts). Answers its id and the balance after it, or
+   * 'duplicate' when its reference was already used (the entry happened before); a debit the balance
+   * does not cover writes nothing and throws 402.
    */
-  private async post(
-    tx: Tx,
-    e: Entry,
-  ): Promise<{ balance: number; id: string } | 'duplicate' | 'insufficient'> {
-    const id = newId('txn');
-    const createdAt = Date.now();
-    const inserted = await insertEntry.executeTakeFirst(
-      tx,
-      id,
-      e.accountId,
-      e.amount,
-      e.type,
-      e.description.slice(0, 1000),
-      e.jobId,
-      e.reference ?? null,
-      e.flagged ? 1 : 0,
-      createdAt,
-      e.operation,
-    );
-    if (!inserted) return 'duplicate';
-    const updated = await moveBalance.executeTakeFirst(tx, e.amount, e.accountId);
-    if (!updated) return 'insufficient';
-    // After the balance update: the account row is locked, so one transaction at a time per account
-    // touches its rollup rows (no lock waits beyond the ones the balance already has).
-    await this.addToRollups(tx, e, createdAt);
-    return { balance: updated.balance, id };
+  private async post(tx: Tx, { accountId, ...entry }: Entry): Promise<WrittenEntry | 'duplicate'> {
+    const [written] = await writeEntries(tx, accountId, [entry]);
+    return written ?? 'duplicate';
   }
 
-  /** One statement: the entry joins its hour's, its day's and the all-time sums. */
-  private async addToRollups(tx: Tx, e: Entry, createdAt: number) {
-    await addToSums.execute(
-      tx,
-      e.accountId,
-      periodStart('hour', createdAt),
-      periodStart('day', createdAt),
-      periodStart('all', createdAt),
-      e.type,
-      e.operation,
-      e.amount,
-      1,
-    );
-  }
-
-  /** Runs `post` in its own transaction; an 'insufficient' result rolls the inserted row back. */
+  /** Runs `post` inside `tx`, or in a transaction of its own. */
   private async postAlone(e: Entry, tx?: Tx) {
-    if (tx) return this.postIn(tx, e);
-    return this.db.transaction().execute((t) => this.postIn(t, e));
-  }
-
-  private async postIn(tx: Tx, e: Entry) {
-    const r = await this.post(tx, e);
-    if (r === 'insufficient') {
-      throw insufficientCredits(-e.amount, await this.balance(e.accountId, tx));
-    }
-    return r;
+    if (tx) return this.post(tx, e);
+    return this.db.transaction().execute((t) => this.post(t, e));
   }
 
   /** Free credits: at registration and by operators. */
@@ -193,7 +131,7 @@ export class Ledger {
   ) {
     positive(amount);
     return this.inRequestTransaction(async (tx) => {
-      const r = await this.postIn(tx, {
+      const r = await this.post(tx, {
         accountId,
         amount: -amount,
         type: 'hold',
@@ -203,7 +141,13 @@ export class Ledger {
         reference: `hold:${requestId}:1`,
       });
       if (r === 'duplicate') throw new Error(`ledger: request ${requestId} already holds credits`);
-      await openRequestHold.execute(tx, requestId, accountId, amount, operation, Date.now());
+      await openRequestHold.execute(tx, {
+        request_id: requestId,
+        account_id: accountId,
+        amount,
+        operation,
+        created_at: Date.now(),
+      });
       return r.balance;
     });
   }
@@ -215,7 +159,7 @@ export class Ledger {
    */
   async endRequest(accountId: string, requestId: string, cost: number, description: string) {
     const ended = await this.inRequestTransaction(async (tx) => {
-      const open = await closeRequestHold.executeTakeFirst(tx, requestId);
+      const open = await closeRequestHold.executeTakeFirst(tx, { requestId });
       if (!open) return null;
       const label = { description, operation: open.operation ?? 'request' };
       return this.releaseAndSettle(tx, accountId, requestId, Number(open.amount), cost, label);
@@ -286,7 +230,6 @@ export class Ledger {
       reference: `release:${id}`,
     });
     if (release === 'duplicate') return null;
-    if (release === 'insufficient') throw new Error(`ledger invariant: release of ${id} refused`);
     const charge = Math.min(Math.max(0, Math.floor(cost)), held);
     if (charge === 0) return { balance: release.balance, charged: 0 };
     const settled = await this.post(tx, {
@@ -298,9 +241,7 @@ export class Ledger {
       jobId: id,
       reference: settledReference(id),
     });
-    if (settled === 'insufficient' || settled === 'duplicate') {
-      throw new Error(`ledger invariant: settle of ${id} exceeds release`);
-    }
+    if (settled === 'duplicate') throw new Error(`ledger invariant: settle of ${id} exceeds release`);
     return { balance: settled.balance, charged: charge };
   }
 
@@ -329,7 +270,7 @@ export class Ledger {
         .where('reference', '=', `release:${jobId}`)
         .executeTakeFirst();
       if (ended) throw new AppError('conflict', `Job ${jobId} has ended; no more credits can be held for it`);
-      const r = await this.postIn(t, {
+      const r = await this.post(t, {
         accountId,
         amount: -amount,
         type: 'hold',

@@ -8,6 +8,7 @@ import { GroupCommit } from '../store/group-commit.js';
 import { BATCHES_IN_FLIGHT, MicroBatcher } from '../store/micro-batch.js';
 import type { JobRow } from '../store/schema.js';
 import type { EndedJob, FinishItem, JobOutcome, JobRecords } from './records.js';
+import type { KnownKinds } from './views.js';
 import { enqueueWebhook } from './webhooks.js';
 
 export type AttemptOutcome =
@@ -39,6 +40,11 @@ export class JobEndings {
     },
     256,
     BATCHES_IN_FLIGHT,
+    // A failed batch: each ending alone, a lone one too (its failure may have been a blip).
+    {
+      alone: (item) => this.records.finish(this.db, item.job, this.workerId, item.outcome, this.resultTtlMs),
+      retryLone: true,
+    },
   );
 
   constructor(
@@ -47,6 +53,8 @@ export class JobEndings {
     private readonly ledger: Ledger,
     private readonly workerId: string,
     private readonly resultTtlMs: number,
+    /** The kinds (their poll answers are the webhooks' data). */
+    private readonly kinds: KnownKinds,
   ) {
     this.endings = records.dialect === 'sqlite' ? new GroupCommit(db) : null;
   }
@@ -57,9 +65,7 @@ export class JobEndings {
     if (!this.endings && job.held === 0 && !job.webhook_url) {
       // Nothing to settle, nothing to send: the row change alone ends the job, batched.
       const item = { job, outcome: final(0) };
-      const ended = await this.plainEnds
-        .add(item)
-        .catch(() => this.records.finish(this.db, job, this.workerId, item.outcome, this.resultTtlMs));
+      const ended = await this.plainEnds.add(item);
       if (ended) this.onEnded(ended);
       return;
     }
@@ -85,7 +91,7 @@ export class JobEndings {
       if (!ended) return undefined;
       if (job.held > 0)
         await this.ledger.settleJob(job.account_id, job.id, charged, `${job.kind} job`, job.kind, db as Tx);
-      await enqueueWebhook(db as Tx, ended);
+      await enqueueWebhook(db as Tx, ended, this.kinds);
       return ended;
     };
     const ended = this.endings

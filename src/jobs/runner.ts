@@ -34,6 +34,13 @@ export interface RunnerSettings {
 
 const CLAIM_AFTER_MS = 100;
 
+/**
+ * The `seq` of a job's top-up hold (`ctx.holdMore`, once per job): its ledger reference is
+ * `hold:<job>:2`, beside the acceptance hold's `hold:<job>:1` (JobService.submit). A fixed number, not
+ * a count, so a top-up asked again (a retried attempt) finds its reference used and holds nothing more.
+ */
+const TOP_UP_HOLD_SEQ = 2;
+
 interface Logger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
@@ -83,7 +90,8 @@ export class JobRunner implements JobConsumer {
   private readonly cancels: CancelWatch;
   /**
    * Claims by id arriving together (the distributed queue delivers one id per message) go to the
-   * database as one statement on PostgreSQL. A job id twice among them goes to its first caller.
+   * database as one statement on PostgreSQL. A job id twice among them goes to its first caller. If
+   * the batch fails (a neighbour's fault or a blip), each claim runs again alone, a lone one too.
    */
   private readonly claims = new MicroBatcher<Claim, JobRow | undefined>(
     async (batch) => {
@@ -97,6 +105,11 @@ export class JobRunner implements JobConsumer {
     },
     256,
     BATCHES_IN_FLIGHT,
+    {
+      alone: (claim) =>
+        this.records.claimManyById([claim], this.workerId, this.settings.leaseMs).then((rows) => rows[0]),
+      retryLone: true,
+    },
   );
 
   constructor(
@@ -110,7 +123,7 @@ export class JobRunner implements JobConsumer {
   ) {
     // Lease waits listen for shutdown; hundreds may wait at once.
     setMaxListeners(0, this.shutdown.signal);
-    this.endings = new JobEndings(db, records, ledger, this.workerId, settings.resultTtlMs);
+    this.endings = new JobEndings(db, records, ledger, this.workerId, settings.resultTtlMs, registry);
     this.sweeper = new JobSweeper(db, records, queue, this.endings, settings, log);
     this.attemptHost = {
       renewEveryMs: Math.max(100, Math.floor(settings.leaseMs / 3)),
@@ -122,7 +135,7 @@ export class JobRunner implements JobConsumer {
             job.account_id,
             job.id,
             credits,
-            2,
+            TOP_UP_HOLD_SEQ,
             `Additional hold for ${job.kind} job`,
             job.kind,
             tx,
@@ -186,14 +199,9 @@ export class JobRunner implements JobConsumer {
     }
   }
 
-  /** A claim in the shared batch; if the batch fails (a neighbour's fault or a blip), alone. */
+  /** A claim in the shared batch (alone if the batch fails). */
   private claim(jobId: string, startedAt?: number): Promise<JobRow | undefined> {
-    const claim = { id: jobId, startedAt };
-    return this.claims
-      .add(claim)
-      .catch(() =>
-        this.records.claimManyById([claim], this.workerId, this.settings.leaseMs).then((rows) => rows[0]),
-      );
+    return this.claims.add({ id: jobId, startedAt });
   }
 
   /** Tracks a handed-on ending for `settle()`; a failure to record it is logged. */

@@ -5,9 +5,22 @@
 // next one, so batches grow with the load instead of the number of statements (each a round trip,
 // a parse and a commit).
 // `flushBatch` may answer one result per item, in item order; if it throws, every caller of that
-// batch gets the error (callers that must not fail with a neighbour retry alone).
+// batch gets the error, unless the batcher has an `alone` way: then each item of the failed batch
+// runs again by itself, in arrival order, and gets its own result or error, so a neighbour's failure
+// (or a blip) never fails it: so batch the group commits, the paid answers, job claims and job endings.
 /** The jobs engine's batches in flight per batcher: enough to overlap a round trip, few statements. */
 export const BATCHES_IN_FLIGHT = 2;
+
+/** How an item of a failed batch runs again by itself. */
+export interface AloneOnFailure<T, R> {
+  /** Runs one item alone: its result or error is its caller's. */
+  alone(item: T): Promise<R>;
+  /**
+   * A batch of one that failed runs again alone too (its failure may have been a blip). By default it
+   * does not: where a batch of one does what `alone` does, it would fail the same way twice.
+   */
+  retryLone?: boolean;
+}
 
 export class MicroBatcher<T, R = void> {
   private items: T[] = [];
@@ -20,6 +33,7 @@ export class MicroBatcher<T, R = void> {
     private readonly flushBatch: (items: T[]) => Promise<R[] | void>,
     private readonly maxBatch = 200,
     private readonly maxInFlight = Number.POSITIVE_INFINITY,
+    private readonly onFailure?: AloneOnFailure<T, R>,
   ) {}
 
   add(item: T): Promise<R> {
@@ -47,8 +61,19 @@ export class MicroBatcher<T, R = void> {
         (results) => {
           for (const [i, w] of waiters.entries()) w.resolve(results?.[i] as R);
         },
-        (err) => {
-          for (const w of waiters) w.reject(err);
+        async (err) => {
+          const retry = this.onFailure;
+          if (!retry || (items.length === 1 && !retry.retryLone)) {
+            for (const w of waiters) w.reject(err);
+            return;
+          }
+          // In arrival order, one at a time: each alone, as if it had come by itself.
+          for (const [i, item] of items.entries()) {
+            const { resolve, reject } = waiters[i]!;
+            await Promise.resolve()
+              .then(() => retry.alone(item))
+              .then(resolve, reject);
+          }
         },
       )
       .finally(() => {

@@ -39,8 +39,8 @@ const inputUrl = (dialect: Dialect) =>
     : sql<unknown>`json_extract(input, '$.url')`.as('input_url');
 
 /** A job by id and owner: what every poll of a job's status reads. */
-const jobOfAccount = new PreparedQuery(2, (db, jobId, accountId) =>
-  db.selectFrom('jobs').selectAll().where('id', '=', jobId!).where('account_id', '=', accountId!),
+const jobOfAccount = new PreparedQuery((db, p: { jobId: string; accountId: string }) =>
+  db.selectFrom('jobs').selectAll().where('id', '=', p.jobId).where('account_id', '=', p.accountId),
 );
 
 export class JobReads {
@@ -55,7 +55,7 @@ export class JobReads {
 
   /** A job of this account, optionally of given kinds; anything else is "not found". */
   async getForAccount(accountId: string, jobId: string, kinds?: readonly string[]) {
-    const job = await jobOfAccount.executeTakeFirst(this.db, jobId, accountId);
+    const job = await jobOfAccount.executeTakeFirst(this.db, { jobId, accountId });
     return job && (!kinds || kinds.includes(job.kind)) ? job : undefined;
   }
 
