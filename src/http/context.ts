@@ -45,7 +45,10 @@ export interface HttpContext {
    */
   readonly charges: Pick<RequestCharges, 'charge' | 'chargeAnswer' | 'whileSizing' | 'ofJob'>;
   readonly jobs: {
-    readonly service: Pick<JobService, 'submit' | 'list' | 'getReadable' | 'cancel' | 'refreshGauges'>;
+    readonly service: Pick<
+      JobService,
+      'submit' | 'list' | 'getReadable' | 'cancel' | 'refreshGauges' | 'pollAnswer' | 'resultOf'
+    >;
     /** Slices of a job's results (a crawl's pages, a batch's videos). */
     readonly items: Pick<JobItems, 'page'>;
   };

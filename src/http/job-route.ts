@@ -4,7 +4,8 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { CRAWL_ANSWER_BYTES, CRAWL_PAGE_SIZE, pollAnswer } from '../jobs/views.js';
+import type { JobPoll } from '../jobs/types.js';
+import { POLL_ANSWER_BYTES } from '../jobs/views.js';
 import type { HttpContext } from './context.js';
 import { principal } from './plugins/auth.js';
 import { sendJobAccepted, sizingJob } from './plugins/billing.js';
@@ -117,20 +118,22 @@ export interface PollRouteOptions {
   /** Path under which jobs of these kinds are polled, with `:jobId`. */
   path: string;
   kinds: readonly string[];
+  /**
+   * The poll these kinds declare (`JobKind.poll`): its schema is the route's 200 (documented, and
+   * what the answer is serialized with); with a `pageSize` the answer shows a slice of the job's
+   * items, from `?skip=`.
+   */
+  poll: JobPoll;
   summary: string;
   /** Also answered here (hidden from OpenAPI), e.g. the /v1/youtube/* twin. */
   aliases?: readonly string[];
-  /** Its answer shows a slice of the job's items, from `?skip=`. */
-  paged?: boolean;
-  /** Most items in one answer when paged (default CRAWL_PAGE_SIZE; the byte budget applies too). */
-  pageSize?: number;
 }
 
 const JobIdParams = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /**
  * Registers the poll route of a family of job kinds (DESIGN §4): the caller's job in its kind's
- * shape (jobs/views.ts, the shape webhooks send too). A job of another kind is a 404 there.
+ * shape (the kind's `poll`, the shape webhooks send too). A job of another kind is a 404 there.
  */
 export function pollRoute(
   app: TypedApp,
@@ -143,8 +146,9 @@ export function pollRoute(
     summary: route.summary,
     params: JobIdParams,
     querystring: Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })) }),
-    response: { ...errorResponses(401, 404, 429) },
+    response: { 200: route.poll.schema, ...errorResponses(401, 404, 429) },
   };
+  const { pageSize } = route.poll;
   const aliases = route.aliases ?? [];
   const also = aliases.map((p) => `\`${p.replace(':jobId', '{jobId}')}\``).join(', ');
   for (const path of [route.path, ...aliases]) {
@@ -161,10 +165,11 @@ export function pollRoute(
         const { skip } = request.query;
         const job = await jobs.service.getReadable(principal(request).accountId, jobId, route.kinds);
         const base = `${config.publicUrl}${path.replace(':jobId', jobId)}`;
-        const page = route.paged
-          ? await jobs.items.page(job.id, skip ?? 0, route.pageSize ?? CRAWL_PAGE_SIZE, CRAWL_ANSWER_BYTES)
-          : undefined;
-        return pollAnswer(job, { skip, page, nextUrl: (n) => `${base}?skip=${n}` });
+        const page =
+          pageSize !== undefined
+            ? await jobs.items.page(job.id, skip ?? 0, pageSize, POLL_ANSWER_BYTES)
+            : undefined;
+        return jobs.service.pollAnswer(job, { skip, page, nextUrl: (n) => `${base}?skip=${n}` });
       },
     );
   }

@@ -16,7 +16,8 @@ import type { JobQueue, QueuedJob } from './queue.js';
 import type { JobListQuery } from './records/reads.js';
 import type { JobRecords } from './records.js';
 import type { JobRegistry } from './registry.js';
-import type { JobKind, PerAccountLimit } from './types.js';
+import type { JobKind, PerAccountLimit, ViewOptions } from './types.js';
+import { pollAnswer, resultOf } from './views.js';
 
 export interface SubmitRequest {
   accountId: string;
@@ -58,8 +59,11 @@ export class JobService {
     private readonly defaults: {
       maxAttempts: number;
       resultTtlMs: number;
-      /** Most live (queued or active) jobs an account may have per limit group. */
-      perAccount: Readonly<Record<PerAccountLimit, number>>;
+      /**
+       * Most live (queued or active) jobs an account may have, by the `key` of each limit group the
+       * kinds declare (Config's accountJobLimits).
+       */
+      perAccount: Readonly<Record<string, number>>;
     },
     private readonly log: { warn(obj: object, msg: string): void } = console,
   ) {}
@@ -217,10 +221,12 @@ export class JobService {
    * submits on any number of processes cannot pass the limit together; the count includes this job.
    */
   private async checkAccountLimit(tx: Tx, accountId: string, group: PerAccountLimit, locked: boolean) {
+    const limit = this.defaults.perAccount[group.key];
+    if (limit === undefined) throw new Error(`no account job limit named ${group.key} is configured`);
     if (!locked) await lockAccountRow(tx, accountId);
     const kinds = this.registry
       .all()
-      .filter((k) => k.perAccount === group)
+      .filter((k) => k.perAccount?.key === group.key)
       .map((k) => k.kind);
     const row = await tx
       .selectFrom('jobs')
@@ -229,12 +235,10 @@ export class JobService {
       .where('kind', 'in', kinds)
       .where('status', 'in', ['queued', 'active'])
       .executeTakeFirst();
-    const limit = this.defaults.perAccount[group];
     if (Number(row?.n ?? 0) > limit) {
-      const what = group === 'crawls' ? 'crawls' : 'media jobs (speech, OCR, describe, extract)';
       throw new AppError(
         'rate_limited',
-        `This account already has ${limit} ${what} queued or running; retry when one has finished`,
+        `This account already has ${limit} ${group.name} queued or running; retry when one has finished`,
         `limit=${limit}`,
         { 'Retry-After': String(ACCOUNT_LIMIT_RETRY_AFTER_S) },
       );
@@ -289,6 +293,16 @@ export class JobService {
       );
     }
     return { jobId: row.job_id, created: false };
+  }
+
+  /** The job as its owner polls it: its kind's poll answer (its webhooks send the same). */
+  pollAnswer(job: JobRow, opts?: ViewOptions): Record<string, unknown> {
+    return pollAnswer(this.registry, job, opts);
+  }
+
+  /** The job's result as its owner reads it (GET /v1/jobs/{jobId}): its kind's reading of the stored one. */
+  resultOf(job: JobRow): unknown {
+    return resultOf(this.registry, job);
   }
 
   /** The caller's job, if it is of one of `kinds`; its result must not have expired. */
@@ -356,6 +370,7 @@ export class JobService {
       this.ledger,
       'api',
       this.defaults.resultTtlMs,
+      this.registry,
     );
     return this.endingsOfCancels;
   }

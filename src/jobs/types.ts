@@ -1,7 +1,9 @@
-// What a capability provides to add a job kind: its input schema, the most it can cost, how to run
-// it and what it finally costs. The engine does the rest (queueing, retries, billing, webhooks).
+// What a capability provides to add a job kind: its name, input schema, the most it can cost, how to
+// run it, what it finally costs, the live-job limit it counts against and how its jobs look to their
+// owner. The engine does the rest (queueing, retries, billing, webhooks) and names no kind.
 import type { TSchema } from '@sinclair/typebox';
 import type { JobRow } from '../store/schema.js';
+import type { ItemsPage } from './items.js';
 
 export interface JobContext {
   readonly jobId: string;
@@ -24,7 +26,10 @@ export interface JobContext {
 }
 
 export interface JobKind<I = unknown, R = unknown> {
-  /** Also the queue name shown as `queue` (transcript, ocr, describe, extract, crawl, …). */
+  /**
+   * Also the queue name shown as `queue` (transcript, ocr, describe, extract, crawl, …). Each kind
+   * exports it as a constant, which its route and its registration use.
+   */
   readonly kind: string;
   readonly inputSchema: TSchema;
   /** The most the job can cost, held when it is accepted. */
@@ -56,8 +61,47 @@ export interface JobKind<I = unknown, R = unknown> {
   readonly perAccount?: PerAccountLimit;
   /** Same account and key while a job is queued or active → that job instead of a new one. */
   dedupeKey?(input: I): string | null;
+  /** How its jobs look to their owner (poll route, webhooks); default `{status, data, error}`. */
+  readonly poll?: JobPoll;
 }
 
-export type PerAccountLimit = 'crawls' | 'mediaJobs';
+/**
+ * A group of kinds whose live (queued or active) jobs one account may have only so many of. Kinds
+ * declaring the same `key` count together.
+ */
+export interface PerAccountLimit<K extends string = string> {
+  /** Where its limit is: the key in Config's `accountJobLimits` (an `UNFURL_ACCOUNT_MAX_*` setting). */
+  readonly key: K;
+  /** How a refusal names the group's jobs ("crawls", "media jobs (speech, OCR, describe, extract)"). */
+  readonly name: string;
+}
+
+/** What a poll answer shows of a job's items: the slice loaded, and how to link the next one. */
+export interface ViewOptions {
+  skip?: number;
+  nextUrl?: (skip: number) => string;
+  /** The slice of the job's items to show (paged routes load it; webhooks have none). */
+  page?: ItemsPage;
+}
+
+/**
+ * How the jobs of a kind look to their owner: the answer of its poll route, which its webhooks send
+ * too (as `data`, beside `jobId`). jobs/views.ts has the generic pieces views are made of.
+ */
+export interface JobPoll {
+  /**
+   * The answer's schema (TypeBox): its poll route's 200 in /openapi.json, and what Fastify serializes
+   * the answer with — so it names every field `view` returns (one it leaves out is dropped).
+   */
+  readonly schema: TSchema;
+  view(job: JobRow, opts: ViewOptions): Record<string, unknown>;
+  /** The stored result as its owner reads it (also in GET /v1/jobs/{jobId}); default: as stored. */
+  result?(stored: unknown): unknown;
+  /**
+   * Its answers show a slice of the job's items from `?skip=`: at most this many (a byte budget
+   * applies too), with `next` while more remain.
+   */
+  readonly pageSize?: number;
+}
 
 export type { JobRow };

@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { JobRow, WebhookDeliveryRow } from '../store/schema.js';
-import { pollAnswer } from './views.js';
+import { type KnownKinds, pollAnswer } from './views.js';
 
 export type WebhookEvent = 'job.completed' | 'job.failed' | 'job.cancelled';
 
@@ -16,15 +16,18 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** Queues the webhook of a job that just ended (its final row), inside the transaction that ended it. */
-export async function enqueueWebhook(tx: Tx, ended: JobRow): Promise<void> {
+/**
+ * Queues the webhook of a job that just ended (its final row), inside the transaction that ended it:
+ * its data is the job's poll answer, in its kind's shape.
+ */
+export async function enqueueWebhook(tx: Tx, ended: JobRow, kinds: KnownKinds): Promise<void> {
   if (!ended.webhook_url) return;
   const event: WebhookEvent = `job.${ended.status as 'completed' | 'failed' | 'cancelled'}`;
   const now = Date.now();
   const payload = JSON.stringify({
     type: event,
     timestamp: now,
-    data: { jobId: ended.id, ...pollAnswer(ended) },
+    data: { jobId: ended.id, ...pollAnswer(kinds, ended) },
   });
   await tx
     .insertInto('webhook_deliveries')

@@ -6,10 +6,12 @@
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
 import { permanent } from '../errors.js';
+import type { JobPoll } from '../jobs/types.js';
+import { dataView, ErrorTextSchema, JobStatusSchema } from '../jobs/views.js';
 import { StringEnum } from '../schemas.js';
 import type { Transcript } from '../sources/transcript.js';
 import { budget } from './ai/budget.js';
-import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';
+import { type AiJobDeps, aiJobTimeoutMs, fetchMedia, MEDIA_JOBS_LIMIT } from './ai/job-media.js';
 import { type KeyFrame, keyFrames } from './frames.js';
 import { clock, videoTranscript } from './vision/context.js';
 import { describeFrames } from './vision/describe.js';
@@ -52,6 +54,22 @@ export const DescribeBody = Type.Object({
   includeTranscript: Type.Optional(Type.Boolean({ default: false })),
 });
 
+/** The kind's name: its queue, and the `kind` its route submits. */
+export const DESCRIBE_KIND = 'describe';
+
+/** The describe poll answer (and webhook data): `{status, data, error}`, `data` being the result. */
+export const describePoll: JobPoll = {
+  schema: Type.Object({
+    status: JobStatusSchema,
+    data: Type.Unknown({
+      description:
+        'The result: `description`, `frames` ({timeMs, width, height}) and, with includeTranscript, `transcript`; null until the job completes',
+    }),
+    error: ErrorTextSchema,
+  }),
+  view: dataView,
+};
+
 export const describeEstimate = (input: DescribeInput) =>
   prices.describeBase + prices.describePerFrame * input.maxFrames;
 
@@ -59,8 +77,9 @@ const charged = new WeakMap<object, number>();
 
 export function registerDescribe(deps: AiJobDeps & { readText: FrameTextReader }): void {
   deps.registry.register<DescribeInput, DescribeResult>({
-    kind: 'describe',
-    perAccount: 'mediaJobs',
+    kind: DESCRIBE_KIND,
+    perAccount: MEDIA_JOBS_LIMIT,
+    poll: describePoll,
     inputSchema: DescribeBody,
     concurrency: 2,
     timeoutMs: aiJobTimeoutMs(deps.settings),

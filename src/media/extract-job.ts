@@ -6,8 +6,11 @@
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
 import { permanent } from '../errors.js';
+import type { JobPoll } from '../jobs/types.js';
+import { asObj, JobStatusSchema, storedResult } from '../jobs/views.js';
+import { Nullable } from '../schemas.js';
 import { budget } from './ai/budget.js';
-import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';
+import { type AiJobDeps, aiJobTimeoutMs, fetchMedia, MEDIA_JOBS_LIMIT } from './ai/job-media.js';
 import { keyFrames } from './frames.js';
 import { extractData, proposeSchema } from './llm/extract.js';
 import type { JsonSchema } from './llm/schema.js';
@@ -25,6 +28,41 @@ export interface ExtractResult {
   schema: JsonSchema;
 }
 
+/** The kind's name: its queue, and the `kind` its route submits. */
+export const EXTRACT_KIND = 'extract';
+
+/** The extract poll answer (and webhook data): the data and its schema; `error` is an object. */
+export const extractPoll: JobPoll = {
+  schema: Type.Object({
+    status: JobStatusSchema,
+    data: Type.Unknown({
+      description: 'The data extracted, following `schema`; null until the job completes',
+    }),
+    schema: Type.Unknown({
+      description: "The JSON schema the data follows: the caller's, or the one the model proposed",
+    }),
+    error: Nullable(
+      Type.Object({
+        error: Type.String({ description: 'The error code' }),
+        message: Type.String(),
+        details: Type.Null(),
+      }),
+    ),
+  }),
+  view(job) {
+    const r = asObj(storedResult(job));
+    return {
+      status: job.status,
+      data: r.data ?? null,
+      schema: r.schema ?? null,
+      error:
+        job.status === 'failed'
+          ? { error: job.error_code ?? 'internal_error', message: job.error ?? '', details: null }
+          : null,
+    };
+  },
+};
+
 /** Frames shown to the model (with the transcript) and their size. */
 export const EXTRACT_FRAMES = 8;
 export const EXTRACT_FRAME_RESOLUTION = 512;
@@ -36,8 +74,9 @@ const charged = new WeakMap<object, number>();
 
 export function registerExtract(deps: AiJobDeps): void {
   deps.registry.register<ExtractInput, ExtractResult>({
-    kind: 'extract',
-    perAccount: 'mediaJobs',
+    kind: EXTRACT_KIND,
+    perAccount: MEDIA_JOBS_LIMIT,
+    poll: extractPoll,
     inputSchema: Type.Object({
       url: Type.String(),
       prompt: Type.Optional(Type.String()),

@@ -8,7 +8,10 @@ import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
 import { permanent } from '../errors.js';
 import type { JobRegistry } from '../jobs/registry.js';
-import { fetchMedia, type MediaFetcher, type MediaSources } from './ai/job-media.js';
+import type { JobPoll } from '../jobs/types.js';
+import { asObj, ErrorTextSchema, errorText, storedResult } from '../jobs/views.js';
+import { Nullable, StringEnum } from '../schemas.js';
+import { fetchMedia, MEDIA_JOBS_LIMIT, type MediaFetcher, type MediaSources } from './ai/job-media.js';
 import { OCR_FORMATS, type OcrFormat, renderSegments } from './ocr/render.js';
 import type { OcrSegment } from './ocr/segments.js';
 import { ocrVideo } from './ocr/video-ocr.js';
@@ -41,6 +44,46 @@ export interface OcrResult {
   stats: { videoMs: number; sampledFrames: number; ocrFrames: number };
 }
 
+/** The kind's name: its queue, and the `kind` its route submits. */
+export const OCR_KIND = 'ocr';
+
+/** The OCR poll answer (and webhook data): `pending` while queued, attempts, segments and their rendering. */
+export const ocrPoll: JobPoll = {
+  schema: Type.Object({
+    status: StringEnum(['pending', 'active', 'completed', 'failed', 'cancelled'] as const, {
+      description: '`pending` while queued',
+    }),
+    attempts: Type.Integer(),
+    maxAttempts: Type.Integer(),
+    durationMs: Nullable(Type.Integer()),
+    error: ErrorTextSchema,
+    text: Nullable(
+      Type.Array(
+        Type.Object(
+          { text: Type.String(), startMs: Type.Number(), endMs: Type.Number() },
+          { additionalProperties: true },
+        ),
+        { description: 'Each text shown and when (ms); null until the job completes' },
+      ),
+    ),
+    format: Type.String({ description: 'How `content` is rendered: json, text, srt or vtt' }),
+    content: Nullable(Type.String({ description: 'The segments rendered as `format`' })),
+  }),
+  view(job) {
+    const r = asObj(storedResult(job));
+    return {
+      status: job.status === 'queued' ? 'pending' : job.status,
+      attempts: job.attempts,
+      maxAttempts: job.max_attempts,
+      durationMs: job.duration_ms,
+      error: errorText(job),
+      text: r.text ?? null,
+      format: (r.format as string) ?? (asObj(JSON.parse(job.input)).format as string) ?? 'json',
+      content: (r.content as string) ?? null,
+    };
+  },
+};
+
 /** Minutes held when a job is accepted, before the video's length is known. */
 export const OCR_DEFAULT_HOLD_MINUTES = 10;
 
@@ -61,8 +104,9 @@ export interface OcrJobDeps {
 export function registerOcr(deps: OcrJobDeps): void {
   const { settings } = deps;
   deps.registry.register<OcrInput, OcrResult>({
-    kind: 'ocr',
-    perAccount: 'mediaJobs',
+    kind: OCR_KIND,
+    perAccount: MEDIA_JOBS_LIMIT,
+    poll: ocrPoll,
     inputSchema: OcrBody,
     concurrency: settings.jobConcurrency,
     // Download, decoding and OCR of the longest video allowed, with room to spare.

@@ -7,9 +7,11 @@ import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { prices, startedMinutes } from '../billing/prices.js';
 import { permanent } from '../errors.js';
+import type { JobPoll } from '../jobs/types.js';
+import { dataView, ErrorTextSchema, JobStatusSchema } from '../jobs/views.js';
 import { shapeTranscript, type Transcript } from '../sources/transcript.js';
 import { budget } from './ai/budget.js';
-import { type AiJobDeps, aiJobTimeoutMs, fetchMedia } from './ai/job-media.js';
+import { type AiJobDeps, aiJobTimeoutMs, fetchMedia, MEDIA_JOBS_LIMIT } from './ai/job-media.js';
 import { recogniseSpeech } from './asr/recognise.js';
 
 export interface SpeechJobInput {
@@ -31,6 +33,30 @@ export const SpeechJobInputSchema = Type.Object({
   durationSec: Type.Union([Type.Number(), Type.Null()]),
 });
 
+/** The kind's name: its queue, and the `kind` GET /v1/transcript submits. */
+export const TRANSCRIPT_KIND = 'transcript';
+
+const TranscriptData = Type.Unknown({
+  description: 'The transcript, as GET /v1/transcript answers it; null until the job completes',
+});
+
+/**
+ * The transcript poll answer (and webhook data): `{status, data, error}`, and `result` (the same as
+ * `data`) where the hosted API's SDKs read it.
+ */
+export const transcriptPoll: JobPoll = {
+  schema: Type.Object({
+    status: JobStatusSchema,
+    data: TranscriptData,
+    error: ErrorTextSchema,
+    result: TranscriptData,
+  }),
+  view(job) {
+    const { status, data, error } = dataView(job);
+    return { status, data, error, result: data };
+  },
+};
+
 /** Held when the length is unknown until the file is probed. */
 export const UNKNOWN_LENGTH_SECONDS = 10 * 60;
 
@@ -44,8 +70,9 @@ export function registerSpeechTranscripts(deps: AiJobDeps): void {
   const estimate = (input: SpeechJobInput) =>
     speechCredits(Math.min(input.durationSec ?? UNKNOWN_LENGTH_SECONDS, settings.maxMediaSeconds));
   deps.registry.register<SpeechJobInput, Transcript>({
-    kind: 'transcript',
-    perAccount: 'mediaJobs',
+    kind: TRANSCRIPT_KIND,
+    perAccount: MEDIA_JOBS_LIMIT,
+    poll: transcriptPoll,
     inputSchema: SpeechJobInputSchema,
     concurrency: 2,
     // A process without speech recognition leaves these jobs to the workers that have it.

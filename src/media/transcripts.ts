@@ -18,7 +18,7 @@ import type { MediaRef } from '../sources/platform.js';
 import type { Platforms } from '../sources/platforms.js';
 import { shapeTranscript, type Transcript } from '../sources/transcript.js';
 import { requireSpeech } from './ai/providers.js';
-import type { SpeechJobInput } from './transcript-job.js';
+import { type SpeechJobInput, TRANSCRIPT_KIND } from './transcript-job.js';
 
 export type TranscriptMode = 'native' | 'auto' | 'generate';
 
@@ -167,7 +167,7 @@ export class Transcripts {
       ...(ask.chunkSize !== undefined && { chunkSize: ask.chunkSize }),
       durationSec: location.durationSec,
     };
-    const accepted = await jobs.submit({ accountId, kind: 'transcript', input });
+    const accepted = await jobs.submit({ accountId, kind: TRANSCRIPT_KIND, input });
     return { kind: 'speech_job', jobId: accepted.jobId, ...(await charges.ofJob(accountId, accepted)) };
   }
 }

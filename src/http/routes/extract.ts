@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError, invalid } from '../../errors.js';
 import { requireProvider } from '../../media/ai/providers.js';
-import type { ExtractInput } from '../../media/extract-job.js';
+import { EXTRACT_KIND, type ExtractInput, extractPoll } from '../../media/extract-job.js';
 import { MAX_SCHEMA_BYTES, schemaProblem } from '../../media/llm/schema.js';
 import type { HttpContext } from '../context.js';
 import { jobRoute, pollRoute } from '../job-route.js';
@@ -31,7 +31,7 @@ export const extractRoutes: RoutePlugin<ExtractDeps> = async (app, deps) => {
   const { platforms, config } = deps;
   jobRoute(app, deps, {
     path: '/v1/extract',
-    kind: 'extract',
+    kind: EXTRACT_KIND,
     tags: ['Videos'],
     summary: 'Structured data from a video with AI (a job): poll GET /v1/extract/{jobId}',
     description:
@@ -62,5 +62,10 @@ export const extractRoutes: RoutePlugin<ExtractDeps> = async (app, deps) => {
     },
   });
 
-  pollRoute(app, deps, { path: '/v1/extract/:jobId', kinds: ['extract'], summary: 'Poll an extract job' });
+  pollRoute(app, deps, {
+    path: '/v1/extract/:jobId',
+    kinds: [EXTRACT_KIND],
+    poll: extractPoll,
+    summary: 'Poll an extract job',
+  });
 };

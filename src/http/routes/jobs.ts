@@ -1,7 +1,7 @@
 // The caller's jobs: the list, one job with its result, and cancelling one. Each kind's poll route
 // lives in the route file of its POST (job-route.ts pollRoute).
 import { Type } from '@sinclair/typebox';
-import { jobSummary, parseResult } from '../../jobs/views.js';
+import { jobSummary } from '../../jobs/views.js';
 import type { HttpContext } from '../context.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Limit, Nullable, Offset, StringEnum } from '../schemas/common.js';
@@ -96,7 +96,7 @@ export const jobRoutes: RoutePlugin<Pick<HttpContext, 'jobs'>> = async (app, { j
     async (request) => {
       const { jobId } = request.params;
       const job = await jobs.service.getReadable(principal(request).accountId, jobId);
-      return Object.assign(jobSummary(job), { result: parseResult(job) });
+      return Object.assign(jobSummary(job), { result: jobs.service.resultOf(job) });
     },
   );
 
@@ -129,7 +129,7 @@ export const jobRoutes: RoutePlugin<Pick<HttpContext, 'jobs'>> = async (app, { j
           request.params.jobId,
         );
         reply.code(stopped ? 200 : 202);
-        return Object.assign(jobSummary(job), { result: parseResult(job) });
+        return Object.assign(jobSummary(job), { result: jobs.service.resultOf(job) });
       },
     });
   }

@@ -1,7 +1,7 @@
 // POST /v1/video/describe: a describe job (AI vision over key frames, or the text shown on them with
 // mode=ocr); polled at GET /v1/video/describe/{jobId} (the shared poll routes).
 import { requireProvider } from '../../media/ai/providers.js';
-import { DescribeBody, type DescribeInput } from '../../media/describe-job.js';
+import { DESCRIBE_KIND, DescribeBody, type DescribeInput, describePoll } from '../../media/describe-job.js';
 import type { HttpContext } from '../context.js';
 import { jobRoute, pollRoute } from '../job-route.js';
 import type { RoutePlugin } from '../typed.js';
@@ -12,7 +12,7 @@ export const videoDescribeRoutes: RoutePlugin<VideoDescribeDeps> = async (app, d
   const { platforms, config } = deps;
   jobRoute(app, deps, {
     path: '/v1/video/describe',
-    kind: 'describe',
+    kind: DESCRIBE_KIND,
     tags: ['Videos'],
     summary: 'Describe a video with AI vision (a job): poll GET /v1/video/describe/{jobId}',
     description:
@@ -43,7 +43,8 @@ export const videoDescribeRoutes: RoutePlugin<VideoDescribeDeps> = async (app, d
 
   pollRoute(app, deps, {
     path: '/v1/video/describe/:jobId',
-    kinds: ['describe'],
+    kinds: [DESCRIBE_KIND],
+    poll: describePoll,
     summary: 'Poll a describe job',
   });
 };

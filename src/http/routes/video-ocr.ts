@@ -1,6 +1,6 @@
 // POST /v1/video/ocr: an OCR job (the text shown on screen, as timed segments); polled at
 // GET /v1/video/ocr/{jobId} (the shared poll routes: `pending` while queued).
-import { OCR_DEFAULT_HOLD_MINUTES, OcrBody, type OcrInput } from '../../media/ocr-job.js';
+import { OCR_DEFAULT_HOLD_MINUTES, OCR_KIND, OcrBody, type OcrInput, ocrPoll } from '../../media/ocr-job.js';
 import type { HttpContext } from '../context.js';
 import { jobRoute, pollRoute } from '../job-route.js';
 import type { RoutePlugin } from '../typed.js';
@@ -11,7 +11,7 @@ export const videoOcrRoutes: RoutePlugin<VideoOcrDeps> = async (app, deps) => {
   const { platforms } = deps;
   jobRoute(app, deps, {
     path: '/v1/video/ocr',
-    kind: 'ocr',
+    kind: OCR_KIND,
     tags: ['Videos'],
     summary: 'Read the text shown in a video (a job): poll GET /v1/video/ocr/{jobId}',
     description:
@@ -31,5 +31,10 @@ export const videoOcrRoutes: RoutePlugin<VideoOcrDeps> = async (app, deps) => {
     },
   });
 
-  pollRoute(app, deps, { path: '/v1/video/ocr/:jobId', kinds: ['ocr'], summary: 'Poll an OCR job' });
+  pollRoute(app, deps, {
+    path: '/v1/video/ocr/:jobId',
+    kinds: [OCR_KIND],
+    poll: ocrPoll,
+    summary: 'Poll an OCR job',
+  });
 };

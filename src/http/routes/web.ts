@@ -2,7 +2,8 @@
 // a site (a job; polled at GET /v1/web/crawl/{jobId}).
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
-import { CrawlBody, crawlInput } from '../../sources/web/crawl-job.js';
+import { CRAWL_KIND, CrawlBody, crawlInput } from '../../sources/web/crawl-job.js';
+import { crawlPoll } from '../../sources/web/crawl-poll.js';
 import { answerBodies } from '../answer-body.js';
 import type { HttpContext } from '../context.js';
 import { jobRoute, pollRoute } from '../job-route.js';
@@ -130,7 +131,7 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
 
   jobRoute(app, deps, {
     path: '/v1/web/crawl',
-    kind: 'crawl',
+    kind: CRAWL_KIND,
     tags: ['Web'],
     summary: 'Crawl a site (a job): poll GET /v1/web/crawl/{jobId}',
     body: CrawlBody,
@@ -139,8 +140,8 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
 
   pollRoute(app, deps, {
     path: '/v1/web/crawl/:jobId',
-    kinds: ['crawl'],
+    kinds: [CRAWL_KIND],
+    poll: crawlPoll,
     summary: 'Poll a crawl job: pages from ?skip=N, and `next` while more remain',
-    paged: true,
   });
 };

@@ -1,8 +1,10 @@
 // What the AI job kinds (transcript, describe, extract) need from the rest of the service, and the
 // first step they share: the media of a URL located, downloaded into the job's scratch dir, probed.
 
+import type { Config } from '../../config.js';
 import { permanent } from '../../errors.js';
 import type { JobRegistry } from '../../jobs/registry.js';
+import type { PerAccountLimit } from '../../jobs/types.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest } from '../../sources/platform.js';
 import type { NativeTranscript } from '../../sources/transcript.js';
 import { type ProbeResult, probe } from '../ffmpeg.js';
@@ -73,3 +75,12 @@ export async function fetchMedia(
 
 /** Per-attempt time limit of an AI job: its provider budget plus room for downloading and ffmpeg. */
 export const aiJobTimeoutMs = (settings: AiJobSettings) => settings.jobBudgetMs + 10 * 60_000;
+
+/**
+ * The live-job limit the media kinds (speech transcripts, OCR, describe, extract) count against
+ * together: UNFURL_ACCOUNT_MAX_MEDIA_JOBS.
+ */
+export const MEDIA_JOBS_LIMIT = {
+  key: 'mediaJobs',
+  name: 'media jobs (speech, OCR, describe, extract)',
+} as const satisfies PerAccountLimit<keyof Config['accountJobLimits']>;

@@ -5,14 +5,25 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { RE2JS } from 're2js';
 import { creditsText, prices } from '../../billing/prices.js';
+import type { Config } from '../../config.js';
 import { AppError, invalid, permanent } from '../../errors.js';
 import { ItemAppender, type JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
+import type { PerAccountLimit } from '../../jobs/types.js';
 import type { SafeFetcher } from '../../net/safe-fetch.js';
 import type { Upstreams } from '../../net/upstream.js';
+import { crawlPoll } from './crawl-poll.js';
 import { type CrawlOutcome, crawl, StartPageError } from './crawler.js';
 import { fetchRobots } from './robots.js';
 import type { Scraper } from './scraper.js';
+
+/** The kind's name: its queue, and the `kind` its route submits. */
+export const CRAWL_KIND = 'crawl';
+
+/** Live crawls an account may have: UNFURL_ACCOUNT_MAX_CRAWLS. */
+export const CRAWLS_LIMIT = { key: 'crawls', name: 'crawls' } as const satisfies PerAccountLimit<
+  keyof Config['accountJobLimits']
+>;
 
 export const CRAWL_LIMITS = { maxPages: 5000, patterns: 20, patternLength: 200 } as const;
 
@@ -125,8 +136,9 @@ function crawlResult(outcome: CrawlOutcome, input: CrawlJobInput): CrawlResult {
 
 export function registerCrawl(deps: CrawlJobDeps): void {
   deps.registry.register<CrawlJobInput, CrawlResult>({
-    kind: 'crawl',
-    perAccount: 'crawls',
+    kind: CRAWL_KIND,
+    perAccount: CRAWLS_LIMIT,
+    poll: crawlPoll,
     inputSchema: CrawlBody,
     estimate: (input) => crawlEstimate(input.limit),
     fitToBalance: fitCrawlToBalance,

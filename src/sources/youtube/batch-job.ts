@@ -1,4 +1,4 @@
-// The two batch job kinds of the video-sharing platform: transcript_batch and video_batch. A job
+// The two batch job kinds of YouTube: transcript_batch and video_batch. A job
 // resolves its videos (the ids it was given, or a playlist's or channel's first `limit`), fetches
 // them a few at a time so the platform is not hammered, and stores one result per video, in input
 // order, as job items (a poll pages through them). It holds 1 + videos (or 1 + limit) and costs
@@ -17,11 +17,16 @@ import {
   VideoBatchBody,
   type VideoBatchInput,
 } from './batch-input.js';
+import { batchPoll } from './batch-poll.js';
 import type { ChannelVideosOptions } from './channel-videos.js';
 import type { VideoIdLists } from './id-lists.js';
-import type { PlaylistVideosOptions } from './playlists.js';
+import type { PlaylistVideosOptions } from './playlist.fetch.js';
 import type { TranscriptRequest } from './transcripts.js';
 import type { VideoMetadata } from './video.js';
+
+/** The kinds' names: their queues, and the `kind` their routes submit. */
+export const TRANSCRIPT_BATCH_KIND = 'transcript_batch';
+export const VIDEO_BATCH_KIND = 'video_batch';
 
 /** Videos fetched at once within one job. */
 export const BATCH_VIDEO_CONCURRENCY = 4;
@@ -228,6 +233,7 @@ function batchKind<I extends BatchSource>(
   return {
     kind,
     inputSchema,
+    poll: batchPoll,
     estimate: (input) => prices.batchBase + prices.batchPerVideo * batchSize(input),
     cost: (_input, result) => prices.batchBase + prices.batchPerVideo * result.stats.succeeded,
     concurrency: 2,
@@ -239,7 +245,7 @@ function batchKind<I extends BatchSource>(
 export function registerVideoBatches(deps: BatchJobDeps): void {
   const { youtube } = deps;
   deps.registry.register(
-    batchKind<TranscriptBatchInput>(deps, 'transcript_batch', TranscriptBatchBody, (input) => {
+    batchKind<TranscriptBatchInput>(deps, TRANSCRIPT_BATCH_KIND, TranscriptBatchBody, (input) => {
       const shape = { text: input.text, chunkSize: input.chunkSize };
       // Batches use native captions only: speech recognition is a job of its own per video.
       const request: TranscriptRequest = { mode: 'native', lang: input.lang };
@@ -250,7 +256,7 @@ export function registerVideoBatches(deps: BatchJobDeps): void {
     }),
   );
   deps.registry.register(
-    batchKind<VideoBatchInput>(deps, 'video_batch', VideoBatchBody, () => async (videoId) => ({
+    batchKind<VideoBatchInput>(deps, VIDEO_BATCH_KIND, VideoBatchBody, () => async (videoId) => ({
       videoId,
       video: await youtube.video(videoId),
     })),
