@@ -28,16 +28,16 @@ import { extractRoutes } from './routes/extract.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { mcpRoutes } from './routes/mcp.js';
-import { microblogRoutes } from './routes/microblog.js';
 import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { registerRequestObservability, systemRoutes } from './routes/system.js';
 import { videoDescribeRoutes } from './routes/video-describe.js';
 import { videoOcrRoutes } from './routes/video-ocr.js';
-import { vidsiteRoutes } from './routes/vidsite.js';
-import { vidsiteBatchRoutes } from './routes/vidsite-batch.js';
-import { vidsiteListRoutes } from './routes/vidsite-lists.js';
 import { webRoutes } from './routes/web.js';
+import { xRoutes } from './routes/x.js';
+import { youtubeRoutes } from './routes/youtube.js';
+import { youtubeBatchRoutes } from './routes/youtube-batch.js';
+import { youtubeListRoutes } from './routes/youtube-lists.js';
 import { ErrorBody } from './schemas/common.js';
 
 declare module 'fastify' {
@@ -196,13 +196,13 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   await app.register(jobRoutes, only(ctx, 'jobs'));
   await app.register(webRoutes, only(ctx, 'web', ...jobRouteDeps));
   await app.register(
-    vidsiteRoutes,
+    youtubeRoutes,
     only(ctx, 'youtube', 'platforms', 'transcripts', 'translations', ...jobRouteDeps),
   );
-  await app.register(vidsiteListRoutes, only(ctx, 'youtube', 'charges'));
+  await app.register(youtubeListRoutes, only(ctx, 'youtube', 'charges'));
   await app.register(discoverRoutes, only(ctx, 'platforms', 'youtube', 'charges'));
-  await app.register(vidsiteBatchRoutes, only(ctx, ...jobRouteDeps));
-  await app.register(microblogRoutes, only(ctx, 'platforms', 'charges'));
+  await app.register(youtubeBatchRoutes, only(ctx, ...jobRouteDeps));
+  await app.register(xRoutes, only(ctx, 'platforms', 'charges'));
   await app.register(videoDescribeRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(videoOcrRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(extractRoutes, only(ctx, 'platforms', ...jobRouteDeps));

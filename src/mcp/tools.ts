@@ -22,8 +22,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: 'transcript',
     description:
-      "A video's transcript from its URL (video-sharing site, short-video site, photo-sharing site, microblog, " +
-      'social network, or a media file). Native captions answer at once; without them (mode auto or generate) ' +
+      "A video's transcript from its URL (on a platform its `url` input lists, or a media file). " +
+      'Native captions answer at once; without them (mode auto or generate) ' +
       `speech recognition runs as a job. ${WAIT_NOTE} text=true gives one plain string.`,
     method: 'GET',
     path: '/v1/transcript',

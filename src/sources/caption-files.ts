@@ -1,4 +1,4 @@
-// Caption files the platforms publish (the short-video site's WebVTT tracks, the social network's
+// Caption files the platforms publish (TikTok's WebVTT tracks, Facebook's
 // caption files, which may be WebVTT or SRT) → cues in ms. One tolerant reader for both: blocks
 // separated by blank lines, a timing line "start --> end" (".mmm" or ",mmm"; hours optional), then
 // text lines, with markup and settings dropped. Pure.

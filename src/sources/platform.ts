@@ -1,10 +1,11 @@
 // The contract every video platform folder implements, and what the media pipeline (speech
 // recognition, OCR, describe, extract) needs from it: where the media of a URL can be downloaded;
 // and the post's metadata in the one shape every platform shares.
+import type { PlatformName } from './platform-name.js';
 import type { PostMetadata } from './post-metadata.js';
 import type { Chapter, NativeTranscript } from './transcript.js';
 
-export type PlatformName = 'youtube' | 'tiktok' | 'instagram' | 'x' | 'facebook' | 'direct';
+export type { PlatformName };
 
 /** A recognised video (or post) of one platform. */
 export interface MediaRef {
@@ -35,6 +36,10 @@ export interface NativeTranscriptRequest {
 
 export interface Platform {
   readonly name: PlatformName;
+  /** Its own name as descriptions list it (`YouTube`; `a direct media file (.mp4 …)`). */
+  readonly displayName: string;
+  /** What URLs it takes, as the 400 for a URL no platform takes lists them (`youtube.com/youtu.be`). */
+  readonly accepts: string;
   /** A video of this platform named by the URL, null when the URL is not this platform's. Short links resolve here. */
   recognise(url: URL, signal?: AbortSignal): Promise<MediaRef | null>;
   /** Captions the platform publishes; throws AppError transcript_unavailable (404) when it has none. */

@@ -3,11 +3,27 @@
 // carousel of them, or a text-only post), its tags and date. Every field is present, null where the
 // platform does not show the value. Each platform folder maps what it already parses into this
 // shape (pure); `Platforms.metadataOf` picks the platform. The helpers here are pure.
+import type { PlatformName } from './platform-name.js';
+
 /**
- * Platform names as the hosted service's clients know them: `twitter` for the microblog, and `file`
- * for a plain media file (which they do not know).
+ * How answers name each platform (`platform` of this shape): as the hosted service's clients know
+ * them, `twitter` for X, and `file` for a plain media file (which they do not know). The one mapping
+ * from the code's PlatformName to the wire.
  */
-export type MetadataPlatform = 'youtube' | 'tiktok' | 'instagram' | 'twitter' | 'facebook' | 'file';
+export const WIRE_PLATFORM_NAMES = {
+  youtube: 'youtube',
+  tiktok: 'tiktok',
+  instagram: 'instagram',
+  x: 'twitter',
+  facebook: 'facebook',
+  direct: 'file',
+} as const satisfies Record<PlatformName, string>;
+
+export type MetadataPlatform = (typeof WIRE_PLATFORM_NAMES)[PlatformName];
+
+/** A platform's name as answers spell it. */
+export const wirePlatformName = <N extends PlatformName>(name: N): (typeof WIRE_PLATFORM_NAMES)[N] =>
+  WIRE_PLATFORM_NAMES[name];
 
 export interface VideoMedia {
   type: 'video';

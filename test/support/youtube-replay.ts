@@ -20,7 +20,7 @@
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
-import { commentsContinuationToken } from '../../src/sources/youtube/comments.js';
+import { commentsContinuationToken } from '../../src/sources/youtube/comments.parse.js';
 import { CHANNEL_TABS } from '../../src/sources/youtube/listings.js';
 import { type Loopback, startServer } from './loopback.js';
 import {

@@ -1,9 +1,10 @@
 // Finding and describing things on the platforms: one metadata shape for any post or video
-// (GET /v1/metadata), a playlist's details and the video-sharing platform's search. /v1/youtube/*
+// (GET /v1/metadata), a playlist's details and YouTube's search. /v1/youtube/*
 // answer as /v1/vidsite/* do, where the hosted service's clients look for them.
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
-import { MAX_SEARCH_LIMIT, maxSearchPages } from '../../sources/youtube/search.js';
+import { wirePlatformName } from '../../sources/post-metadata.js';
+import { MAX_SEARCH_LIMIT, maxSearchPages } from '../../sources/youtube/search.fetch.js';
 import {
   SEARCH_DURATIONS,
   SEARCH_FEATURES,
@@ -20,35 +21,37 @@ import type { RoutePlugin } from '../typed.js';
 /** Fields vary by platform and kind: every one the service answers is kept. */
 const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
-const PostMetadata = Type.Object(
-  {
-    platform: Type.String({ description: 'youtube, tiktok, instagram, twitter, facebook or file' }),
-    type: StringEnum(['video', 'image', 'carousel', 'post'] as const),
-    id: Type.String(),
-    url: Type.String(),
-    title: Nullable(Type.String()),
-    description: Nullable(Type.String()),
-    author: Type.Object({
-      username: Nullable(Type.String()),
-      displayName: Nullable(Type.String()),
-      avatarUrl: Nullable(Type.String()),
-      verified: Nullable(Type.Boolean()),
-    }),
-    stats: Type.Object({
-      views: Nullable(Type.Integer()),
-      likes: Nullable(Type.Integer()),
-      comments: Nullable(Type.Integer()),
-      shares: Nullable(Type.Integer()),
-    }),
-    media: Open(
-      '{type: video, url, duration, width, height, thumbnailUrl}, {type: image, …}, {type: carousel, items} or {type: post, text}',
-    ),
-    tags: Type.Array(Type.String()),
-    createdAt: Nullable(Type.String({ description: 'ISO 8601 (UTC)' })),
-    additionalData: Open('What else the platform tells about the post'),
-  },
-  { $id: 'PostMetadata', title: 'PostMetadata' },
-);
+/** The metadata shape; `platforms`: the names its `platform` takes, in the registry's order. */
+const postMetadata = (platforms: readonly string[]) =>
+  Type.Object(
+    {
+      platform: Type.String({ description: `${platforms.slice(0, -1).join(', ')} or ${platforms.at(-1)}` }),
+      type: StringEnum(['video', 'image', 'carousel', 'post'] as const),
+      id: Type.String(),
+      url: Type.String(),
+      title: Nullable(Type.String()),
+      description: Nullable(Type.String()),
+      author: Type.Object({
+        username: Nullable(Type.String()),
+        displayName: Nullable(Type.String()),
+        avatarUrl: Nullable(Type.String()),
+        verified: Nullable(Type.Boolean()),
+      }),
+      stats: Type.Object({
+        views: Nullable(Type.Integer()),
+        likes: Nullable(Type.Integer()),
+        comments: Nullable(Type.Integer()),
+        shares: Nullable(Type.Integer()),
+      }),
+      media: Open(
+        '{type: video, url, duration, width, height, thumbnailUrl}, {type: image, …}, {type: carousel, items} or {type: post, text}',
+      ),
+      tags: Type.Array(Type.String()),
+      createdAt: Nullable(Type.String({ description: 'ISO 8601 (UTC)' })),
+      additionalData: Open('What else the platform tells about the post'),
+    },
+    { $id: 'PostMetadata', title: 'PostMetadata' },
+  );
 
 const PlaylistMetadata = Type.Object(
   {
@@ -79,7 +82,7 @@ export const discoverRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'youtub
   app,
   { platforms, youtube, charges },
 ) => {
-  app.addSchema(PostMetadata);
+  app.addSchema(postMetadata(platforms.list.map((p) => wirePlatformName(p.name))));
   app.addSchema(PlaylistMetadata);
 
   app.get(
@@ -88,9 +91,7 @@ export const discoverRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'youtub
       schema: {
         tags: ['Posts'],
         summary: 'Metadata of a post or video on any platform, in one shape',
-        description:
-          'The video-sharing site, the short-video site, the photo-sharing site, the microblog, the social ' +
-          'network, or a plain media file. Values a platform does not show are null. 1 credit.',
+        description: `${platforms.described}. Values a platform does not show are null. 1 credit.`,
         querystring: Type.Object({
           url: Type.String({ minLength: 1, maxLength: 4096, description: 'The post or video URL' }),
         }),

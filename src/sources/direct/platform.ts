@@ -15,6 +15,8 @@ const header = (res: SafeResponse, name: string): string | null => {
 
 export class DirectPlatform implements Platform {
   readonly name = 'direct' as const;
+  readonly displayName = 'a direct media file (.mp4 .webm .mp3 .m4a .wav .ogg .flac)';
+  readonly accepts = 'direct .mp4 .webm .mp3 .m4a .wav .ogg .flac files';
 
   constructor(private readonly fetcher: SafeFetcher) {}
 

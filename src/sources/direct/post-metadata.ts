@@ -1,7 +1,7 @@
 // A plain media file in the shared post metadata shape: what its server's headers say (type, size,
 // last change) and its name. Its length is only known once the file is probed, which this does not
 // do: duration is null. Pure.
-import { type PostMetadata, videoMedia, withType } from '../post-metadata.js';
+import { type PostMetadata, videoMedia, wirePlatformName, withType } from '../post-metadata.js';
 
 export interface FileHead {
   contentType: string | null;
@@ -24,7 +24,7 @@ export function fileName(url: string): string | null {
 export function fileMetadata(url: string, head: FileHead): PostMetadata {
   const modified = head.lastModified ? Date.parse(head.lastModified) : Number.NaN;
   return withType({
-    platform: 'file',
+    platform: wirePlatformName('direct'),
     id: url,
     url,
     title: fileName(url),

@@ -1,4 +1,4 @@
-// The social network's walls, recognised in its answers so net/upstream.ts retries them through
+// Facebook's walls, recognised in its answers so net/upstream.ts retries them through
 // another proxy: a redirect to a /checkpoint/ (the "confirm you're human"/"temporarily blocked" wall
 // it puts in front of an address), that wall served in place, and an empty page (an HTML 200 with no
 // body, or a page with none of the JSON blocks every page of the site carries). Not walls: a /login

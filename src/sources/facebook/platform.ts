@@ -1,4 +1,4 @@
-// The social network as a Platform: video, reel, watch and post URLs (share/ links and fb.watch
+// Facebook as a Platform: video, reel, watch and post URLs (share/ links and fb.watch
 // followed), captions from the page's caption files (WebVTT or SRT), and the video file. The page is
 // fetched hop by hop through the `facebook` upstream (a login redirect → 403) and cached parsed.
 import { cached, type ResultCache } from '../../cache/result-cache.js';
@@ -33,6 +33,8 @@ const MAX_HOPS = 4;
 
 export class FacebookPlatform implements Platform {
   readonly name = 'facebook' as const;
+  readonly displayName = 'Facebook';
+  readonly accepts = 'facebook.com/fb.watch';
 
   constructor(private readonly deps: FacebookDeps) {}
 

@@ -1,12 +1,19 @@
 // A social-network video or reel in the shared post metadata shape, from its parsed page. The
 // logged-out page shows no counts: they are null. Pure.
-import { hashtagsIn, isoFromUnixSeconds, type PostMetadata, videoMedia, withType } from '../post-metadata.js';
+import {
+  hashtagsIn,
+  isoFromUnixSeconds,
+  type PostMetadata,
+  videoMedia,
+  wirePlatformName,
+  withType,
+} from '../post-metadata.js';
 import type { FacebookVideo } from './page.js';
 
 export function facebookMetadata(video: FacebookVideo, id: string, url: string): PostMetadata {
   const { post } = video;
   return withType({
-    platform: 'facebook',
+    platform: wirePlatformName('facebook'),
     id: video.id ?? id,
     url,
     title: post.title,

@@ -1,4 +1,4 @@
-// The photo-sharing site's walls, recognised in its answers so net/upstream.ts retries them through
+// Instagram's walls, recognised in its answers so net/upstream.ts retries them through
 // another proxy: a redirect to its login page (/accounts/login, or back to the home page) or to a
 // /challenge/ — what logged-out visitors over the anonymous rate limit get for the post query, the
 // home page and share/ links alike — and its JSON refusals ("Please wait a few minutes", require_login,

@@ -1,4 +1,4 @@
-// Which photo-sharing URLs name a post or reel: /p/, /reel/, /reels/, /tv/ (with an optional user
+// Which Instagram URLs name a post or reel: /p/, /reel/, /reels/, /tv/ (with an optional user
 // prefix and any query string), and /share/ links that redirect to one. Pure.
 import { invalid } from '../../errors.js';
 

@@ -1,4 +1,4 @@
-// The photo-sharing site's logged-out post query (POST /api/graphql, PolarisLoggedOutDesktopWWWPost-
+// Instagram's logged-out post query (POST /api/graphql, PolarisLoggedOutDesktopWWWPost-
 // RootContentQuery) → the post's media (video files for downloads; author, counts and every picture
 // or video for its metadata); and the LSD token of its home page that the query needs. Pure.
 import { asArray, asString, dig, findFirst, isRecord, type JsonRecord } from '../youtube/tree.js';

@@ -1,4 +1,4 @@
-// The photo-sharing site as a Platform: post and reel URLs (share/ links followed), no caption
+// Instagram as a Platform: post and reel URLs (share/ links followed), no caption
 // tracks (the site publishes none), and the video file of a post through its logged-out GraphQL
 // query (an LSD token from the home page first). Answers are cached.
 import { cached, type ResultCache } from '../../cache/result-cache.js';
@@ -37,6 +37,8 @@ const USER_AGENT =
 
 export class InstagramPlatform implements Platform {
   readonly name = 'instagram' as const;
+  readonly displayName = 'Instagram';
+  readonly accepts = 'instagram.com';
 
   constructor(private readonly deps: InstagramDeps) {}
 

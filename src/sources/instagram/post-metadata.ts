@@ -1,4 +1,4 @@
-// A photo-sharing post (photo, video or reel, carousel) in the shared post metadata shape, from its
+// An Instagram post (photo, video or reel, carousel) in the shared post metadata shape, from its
 // post query answer. The site shows no share count. Pure.
 import {
   hashtagsIn,
@@ -8,6 +8,7 @@ import {
   type PostMetadata,
   type VideoMedia,
   videoMedia,
+  wirePlatformName,
   withType,
 } from '../post-metadata.js';
 import type { InstagramItem, InstagramMedia } from './media.js';
@@ -32,7 +33,7 @@ export function instagramMetadata(media: InstagramMedia, shortcode: string, url:
   const shown =
     post.carousel && items.length > 0 ? { type: 'carousel' as const, items } : mediaOf(items, media.caption);
   return withType({
-    platform: 'instagram',
+    platform: wirePlatformName('instagram'),
     id: media.shortcode ?? shortcode,
     url,
     title: null,

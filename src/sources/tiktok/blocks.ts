@@ -1,4 +1,4 @@
-// The short-video site's walls, recognised in its answers so net/upstream.ts retries them through
+// TikTok's walls, recognised in its answers so net/upstream.ts retries them through
 // another proxy: a complete HTML page with no video data at all (the verify/captcha page, or the
 // stripped page some exits get), and a page whose item comes back empty under statusCode 0 ("OK,
 // nothing"). Not walls: the WAF proof-of-work (client.ts answers it), non-zero status codes (10216/

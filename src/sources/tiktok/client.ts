@@ -1,4 +1,4 @@
-// The short-video site as our code sees it: video pages fetched through Upstreams (proxies, retries),
+// TikTok as our code sees it: video pages fetched through Upstreams (proxies, retries),
 // the WAF proof-of-work answered when it shows, redirects followed hop by hop through the override,
 // the parsed page cached with the cookies its media URLs need; caption files fetched by URL.
 import { cached, type ResultCache } from '../../cache/result-cache.js';

@@ -1,4 +1,4 @@
-// Which short-video URLs name a video: page, embed, share, mobile and legacy forms give the id at once;
+// Which TikTok URLs name a video: page, embed, share, mobile and legacy forms give the id at once;
 // short links (vm./vt. hosts, /t/ paths) must be followed first. Pure.
 import { invalid } from '../../errors.js';
 
@@ -22,7 +22,7 @@ const PATHS: Array<[RegExp, (m: RegExpExecArray) => TikTokUrl]> = [
 
 export const isTikTokHost = (host: string) => HOST.test(host);
 
-/** null: not a short-video site URL; throws 400 naming `url` for its URLs that name no video. */
+/** null: not a TikTok URL; throws 400 naming `url` for its URLs that name no video. */
 export function parseTikTokUrl(url: URL): TikTokUrl | null {
   if (!isTikTokHost(url.hostname)) return null;
   const path = decodeURIComponent(url.pathname);

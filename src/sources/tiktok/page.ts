@@ -1,4 +1,4 @@
-// A short-video page → what we use of it: the rehydration JSON (__UNIVERSAL_DATA_FOR_REHYDRATION__ →
+// A TikTok page → what we use of it: the rehydration JSON (__UNIVERSAL_DATA_FOR_REHYDRATION__ →
 // __DEFAULT_SCOPE__["webapp.video-detail"]; the older SIGI_STATE as a fallback), its status code,
 // the video's play URLs and caption tracks (subtitleInfos and claInfo.captionInfos), and what the
 // page says of the post (author, counts, cover, hashtags, music). Pure and tolerant: missing parts

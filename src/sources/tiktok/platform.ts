@@ -1,4 +1,4 @@
-// The short-video site as a Platform: URLs (short links followed), native captions from the page's
+// TikTok as a Platform: URLs (short links followed), native captions from the page's
 // subtitle tracks (WebVTT), and the media file of the video.
 import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
@@ -46,6 +46,8 @@ function videoOf(fetched: FetchedTikTokPage, id: string): TikTokVideo {
 
 export class TikTokPlatform implements Platform {
   readonly name = 'tiktok' as const;
+  readonly displayName = 'TikTok';
+  readonly accepts = 'tiktok.com';
   private readonly client: TikTokClient;
 
   constructor(private readonly deps: TikTokDeps) {

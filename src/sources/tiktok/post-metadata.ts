@@ -1,10 +1,17 @@
-// A short-video post in the shared post metadata shape, from its parsed page. Pure.
-import { hashtagsIn, isoFromUnixSeconds, type PostMetadata, videoMedia, withType } from '../post-metadata.js';
+// A TikTok post in the shared post metadata shape, from its parsed page. Pure.
+import {
+  hashtagsIn,
+  isoFromUnixSeconds,
+  type PostMetadata,
+  videoMedia,
+  wirePlatformName,
+  withType,
+} from '../post-metadata.js';
 import type { TikTokVideo } from './page.js';
 
 export function tiktokMetadata(video: TikTokVideo, url: string): PostMetadata {
   return withType({
-    platform: 'tiktok',
+    platform: wirePlatformName('tiktok'),
     id: video.id,
     url,
     // A post has a caption, no title.

@@ -1,4 +1,4 @@
-// The short-video site's WAF proof-of-work page: instead of the video page, plain clients get a small
+// TikTok's WAF proof-of-work page: instead of the video page, plain clients get a small
 // page whose element id="cs" holds (in its class attribute) base64 JSON {v:{a, c}, …}. The answer is
 // the number i (0…1,000,000) for which sha256(base64dec(a) + String(i)) equals base64dec(c); it goes
 // back base64-encoded as `d`, the whole JSON base64-encoded again into the cookie named by the class

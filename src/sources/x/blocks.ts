@@ -1,4 +1,4 @@
-// The microblog's walls, recognised in its answers so net/upstream.ts retries them through another
+// X's walls, recognised in its answers so net/upstream.ts retries them through another
 // proxy: its rate-limit refusal (error code 88, "Rate limit exceeded") whatever the status it comes
 // with, and any answer that says this address has no calls left (x-rate-limit-remaining: 0). (A 429
 // is a block for every platform already.) Not walls: 404s and tombstones (the post is gone or

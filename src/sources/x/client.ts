@@ -1,4 +1,4 @@
-// The microblog as our code sees it: a post by id, from the web GraphQL with a guest token when a web
+// X as our code sees it: a post by id, from the web GraphQL with a guest token when a web
 // bearer token is configured (UNFURL_X_BEARER_TOKEN: every stat), else — or when that path fails —
 // from the public syndication answer. All hosts (api.x.com, x.com, cdn.syndication.twimg.com) go
 // through the `x` upstream; parsed answers are cached.

@@ -1,4 +1,4 @@
-// The microblog's uploaded captions live only in its HLS playlists: the master playlist names them as
+// X's uploaded captions live only in its HLS playlists: the master playlist names them as
 // `#EXT-X-MEDIA:TYPE=SUBTITLES` renditions, each a media playlist of WebVTT segments. Pure.
 
 export interface SubtitleRendition {

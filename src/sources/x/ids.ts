@@ -1,4 +1,4 @@
-// Which microblog URLs name a post: /<user>/status/<id> on x.com and twitter.com (www., mobile., m.),
+// Which X URLs name a post: /<user>/status/<id> on x.com and twitter.com (www., mobile., m.),
 // /i/status/ and /i/web/status/, /statuses/, trailing /photo/1 or /video/1, the mirror hosts people
 // paste (fxtwitter, vxtwitter, fixupx, fixvx), and t.co short links. Pure.
 import { invalid } from '../../errors.js';

@@ -1,4 +1,4 @@
-// The microblog as a Platform (its videos for speech recognition, OCR, …) and the post metadata the
+// X as a Platform (its videos for speech recognition, OCR, …) and the post metadata the
 // /v1/microblog/post route serves.
 import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
@@ -10,7 +10,7 @@ import type { NativeTranscript } from '../transcript.js';
 import { isXBlocked } from './blocks.js';
 import { XClient } from './client.js';
 import { isXHost, parseXUrl, type XUrl, xPostUrl } from './ids.js';
-import type { MicroblogPost, PostVideo } from './post.js';
+import type { PostVideo, XPost } from './post.js';
 import { xMetadata } from './post-metadata.js';
 
 export interface XDeps {
@@ -22,6 +22,8 @@ export interface XDeps {
 
 export class XPlatform implements Platform {
   readonly name = 'x' as const;
+  readonly displayName = 'X';
+  readonly accepts = 'x.com/twitter.com';
   private readonly client: XClient;
 
   constructor(private readonly deps: XDeps) {
@@ -52,12 +54,12 @@ export class XPlatform implements Platform {
   }
 
   /** The post's metadata; deleted, protected, suspended or unknown posts → 404. */
-  async post(id: string, signal?: AbortSignal): Promise<MicroblogPost> {
+  async post(id: string, signal?: AbortSignal): Promise<XPost> {
     return (await this.details(id, signal)).post;
   }
 
   /** The post and its video files (durations, playlists), 404 like `post`. */
-  async details(id: string, signal?: AbortSignal): Promise<{ post: MicroblogPost; videos: PostVideo[] }> {
+  async details(id: string, signal?: AbortSignal): Promise<{ post: XPost; videos: PostVideo[] }> {
     const parsed = await this.client.post(id, signal);
     if (parsed.kind === 'unavailable') {
       throw new AppError('not_found', `Post ${id} not found or not available (${parsed.reason})`, id);

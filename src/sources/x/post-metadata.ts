@@ -1,4 +1,4 @@
-// A microblog post in the shared post metadata shape: its text is the description (a post has no
+// An X post in the shared post metadata shape: its text is the description (a post has no
 // title), replies count as comments and reposts as shares; photos, videos and GIFs are the media,
 // several of them a carousel, none a text-only post. Pure.
 import {
@@ -8,18 +8,19 @@ import {
   type PostMetadata,
   type VideoMedia,
   videoMedia,
+  wirePlatformName,
   withType,
 } from '../post-metadata.js';
-import type { MicroblogPost, PostVideo } from './post.js';
+import type { PostVideo, XPost } from './post.js';
 
-export function xMetadata(post: MicroblogPost, videos: readonly PostVideo[]): PostMetadata {
+export function xMetadata(post: XPost, videos: readonly PostVideo[]): PostMetadata {
   const items = post.media.map((m): VideoMedia | ImageMedia => {
     if (m.type === 'image') return { type: 'image', url: m.url, width: null, height: null };
     const file = videos.find((v) => v.url === m.url);
     return videoMedia({ url: m.url, duration: file?.durationSec ?? null });
   });
   return withType({
-    platform: 'twitter',
+    platform: wirePlatformName('x'),
     id: post.id,
     url: post.url,
     title: null,

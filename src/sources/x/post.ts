@@ -1,4 +1,4 @@
-// The microblog post shape of the API, and the two public answers it is read from: the web GraphQL
+// The X post shape of the API, and the two public answers it is read from: the web GraphQL
 // TweetResultByRestId (every stat; both the ≤2024 `legacy` user shape and the 2025 `core`/`avatar`/
 // `verification` one) and the syndication tweet-result JSON (no auth; no retweets, views or bookmarks).
 // Pure and tolerant: what a source lacks is null. Unavailable posts come back as their reason.
@@ -11,7 +11,7 @@ export interface PostAuthor {
   verified: boolean;
 }
 
-export interface MicroblogPost {
+export interface XPost {
   id: string;
   url: string;
   text: string;
@@ -41,7 +41,7 @@ export interface PostVideo {
 }
 
 export type ParsedPost =
-  | { kind: 'post'; post: MicroblogPost; videos: PostVideo[] }
+  | { kind: 'post'; post: XPost; videos: PostVideo[] }
   /** Deleted, protected, suspended, age-gated, or no such post. */
   | { kind: 'unavailable'; reason: string };
 
@@ -99,8 +99,8 @@ function bestMp4(variants: unknown, urlKey: string, typeKey: string): string | n
   return mp4.length ? (mp4[0]![urlKey] as string) : null;
 }
 
-function mediaOf(list: unknown): { media: MicroblogPost['media']; videos: PostVideo[] } {
-  const media: MicroblogPost['media'] = [];
+function mediaOf(list: unknown): { media: XPost['media']; videos: PostVideo[] } {
+  const media: XPost['media'] = [];
   const videos: PostVideo[] = [];
   for (const item of asArray(list)) {
     if (!isRecord(item)) continue;
@@ -182,7 +182,7 @@ export function parseGraphqlPost(answer: unknown): ParsedPost {
     dig(legacy, 'extended_entities', 'media') ?? dig(legacy, 'entities', 'media'),
   );
   const quoted = graphqlTweet(dig(tweet, 'quoted_status_result', 'result'));
-  let quotedTweet: MicroblogPost['quotedTweet'] = null;
+  let quotedTweet: XPost['quotedTweet'] = null;
   if (quoted) {
     const qa = graphqlUser(dig(quoted, 'core', 'user_results', 'result'));
     quotedTweet = {

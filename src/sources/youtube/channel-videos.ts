@@ -5,8 +5,8 @@
 // answered tab is checked, and tabs the channel's page does not list are not asked for at all.
 import { AppError } from '../../errors.js';
 import type { Browse } from './browse.js';
-import { parseChannel } from './channel.js';
-import { channelLabel, resolveChannelId } from './channels.js';
+import { channelLabel, resolveChannelId } from './channel.fetch.js';
+import { parseChannel } from './channel.parse.js';
 import { emptyLists, LIST_OF, type VideoIdLists } from './id-lists.js';
 import type { ChannelRef } from './ids.js';
 import { errorAlert } from './initial-data.js';

@@ -1,4 +1,4 @@
-// Recognising the video-sharing platform's ids in whatever a caller pastes: URLs of every host and
+// Recognising YouTube's ids in whatever a caller pastes: URLs of every host and
 // path form, or bare ids. Pure functions; each answers null when the input is not one.
 
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;

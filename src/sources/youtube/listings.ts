@@ -6,7 +6,7 @@
 // token of the next page.
 
 import { errorAlert } from './initial-data.js';
-import { type PlaylistInfo, parsePlaylistInfo } from './playlist-info.js';
+import { type PlaylistInfo, parsePlaylistInfo } from './playlist.parse.js';
 import {
   asArray,
   asString,

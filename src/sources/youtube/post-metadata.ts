@@ -1,15 +1,15 @@
-// A video of the video-sharing platform in the shared post metadata shape: its metadata (the spec's
+// A YouTube video in the shared post metadata shape: its metadata (the spec's
 // video shape) and what its watch page shows beside it (the owner's handle, avatar and badge, the
 // comment count as shown). The shape has no place of its own for chapters: additionalData holds them.
 // Pure.
-import { type PostMetadata, videoMedia, withType } from '../post-metadata.js';
+import { type PostMetadata, videoMedia, wirePlatformName, withType } from '../post-metadata.js';
 import type { WatchInfo } from './client.js';
 import type { VideoMetadata } from './video.js';
 
 export function youtubeMetadata(video: VideoMetadata, watch: WatchInfo | null): PostMetadata {
   const owner = watch?.owner ?? null;
   return withType({
-    platform: 'youtube',
+    platform: wirePlatformName('youtube'),
     id: video.id,
     url: `https://www.youtube.com/watch?v=${video.id}`,
     title: video.title,

@@ -1,4 +1,4 @@
-// The video-sharing platform's capability as the routes and jobs see it: transcripts and video
+// YouTube's capability as the routes and jobs see it: transcripts and video
 // metadata over one shared client; channels, playlists, listings, comments and search over its
 // browse/next/search layer.
 import type { ResultCache } from '../../cache/result-cache.js';
@@ -6,13 +6,13 @@ import { AppError } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
 import type { NativeTranscript } from '../transcript.js';
 import { Browse } from './browse.js';
-import type { ChannelMetadata } from './channel.js';
+import { fetchChannel, toChannelRef } from './channel.fetch.js';
+import type { ChannelMetadata } from './channel.parse.js';
 import { type ChannelVideosOptions, fetchChannelVideos } from './channel-videos.js';
-import { fetchChannel, toChannelRef } from './channels.js';
 import { type WatchInfo, YouTubeClient } from './client.js';
 import type { PlayerClient } from './client-table.js';
-import type { VideoComment } from './comments.js';
-import { type CommentsOptions, fetchComments } from './comments-fetch.js';
+import { type CommentsOptions, fetchComments } from './comments.fetch.js';
+import type { VideoComment } from './comments.parse.js';
 import type { VideoIdLists } from './id-lists.js';
 import { type ChannelRef, parsePlaylistId, parseVideoId } from './ids.js';
 import type { Innertube } from './innertube.js';
@@ -21,9 +21,9 @@ import {
   fetchPlaylistVideos,
   type PlaylistMetadata,
   type PlaylistVideosOptions,
-} from './playlists.js';
+} from './playlist.fetch.js';
 import type { PoTokenSource } from './po-token.js';
-import { type SearchOutcome, type SearchRequest, search } from './search.js';
+import { type SearchOutcome, type SearchRequest, search } from './search.fetch.js';
 import { type TranscriptRequest, YouTubeTranscripts } from './transcripts.js';
 import { fetchVideo, fetchVideoPage, type VideoMetadata } from './video.js';
 

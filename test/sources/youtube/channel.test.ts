@@ -6,7 +6,7 @@ import {
   parseChannel,
   parseChannelAbout,
   withAbout,
-} from '../../../src/sources/youtube/channel.js';
+} from '../../../src/sources/youtube/channel.parse.js';
 import { dig } from '../../../src/sources/youtube/tree.js';
 import { captureInitialData, constructed } from '../../support/youtube-captures.js';
 

@@ -6,7 +6,7 @@ import {
   commentsContinuationFromWatch,
   commentsContinuationToken,
   parseCommentsPage,
-} from '../../../src/sources/youtube/comments.js';
+} from '../../../src/sources/youtube/comments.parse.js';
 import { initialDataFromPbj } from '../../../src/sources/youtube/initial-data.js';
 import { captureInitialData, captureJson, constructed } from '../../support/youtube-captures.js';
 

@@ -4,7 +4,7 @@
 // walk's Newest order when a first answer has no sort menu.
 import { describe, expect, it } from 'vitest';
 import type { AppError } from '../../../src/errors.js';
-import { commentsContinuationToken } from '../../../src/sources/youtube/comments.js';
+import { commentsContinuationToken } from '../../../src/sources/youtube/comments.parse.js';
 import { CHANNEL_TABS } from '../../../src/sources/youtube/listings.js';
 import type { TestApp } from '../../support/app.js';
 import { useReplayApp } from '../../support/replay-app.js';

@@ -2,7 +2,7 @@
 // constructed 2024+ page header, and the "last updated" texts.
 import { describe, expect, it } from 'vitest';
 import { parsePlaylistPage } from '../../../src/sources/youtube/listings.js';
-import { parsePlaylistInfo, parseUpdated } from '../../../src/sources/youtube/playlist-info.js';
+import { parsePlaylistInfo, parseUpdated } from '../../../src/sources/youtube/playlist.parse.js';
 import { captureInitialData, constructed } from '../../support/youtube-captures.js';
 
 const NOW = Date.parse('2021-01-15T12:00:00Z');

@@ -6,7 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AppError } from '../../../src/errors.js';
 import { playlistBrowseId } from '../../../src/sources/youtube/listings.js';
-import { decodePageToken, encodePageToken, maxSearchPages } from '../../../src/sources/youtube/search.js';
+import {
+  decodePageToken,
+  encodePageToken,
+  maxSearchPages,
+} from '../../../src/sources/youtube/search.fetch.js';
 import { searchParams } from '../../../src/sources/youtube/search-params.js';
 import type { TestApp } from '../../support/app.js';
 import { useReplayApp } from '../../support/replay-app.js';

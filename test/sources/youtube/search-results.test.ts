@@ -6,7 +6,7 @@ import {
   parseDuration,
   parseSearchPage,
   type SearchResult,
-} from '../../../src/sources/youtube/search-results.js';
+} from '../../../src/sources/youtube/search.parse.js';
 import { findAll } from '../../../src/sources/youtube/tree.js';
 import { capturedSearch, constructed } from '../../support/youtube-captures.js';
 

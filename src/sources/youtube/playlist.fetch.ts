@@ -17,7 +17,7 @@ import {
   playlistBrowseId,
 } from './listings.js';
 import { followPages } from './paging.js';
-import type { PlaylistInfo } from './playlist-info.js';
+import type { PlaylistInfo } from './playlist.parse.js';
 
 export interface PlaylistVideosOptions {
   /** Most ids in all (1–1000 at the API). */

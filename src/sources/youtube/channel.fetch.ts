@@ -2,8 +2,8 @@
 // channel's metadata from its page plus, on the 2024+ layout, the About panel's exact counts.
 import { AppError } from '../../errors.js';
 import type { Browse } from './browse.js';
-import type { ChannelMetadata } from './channel.js';
-import { channelAboutContinuation, parseChannel, parseChannelAbout, withAbout } from './channel.js';
+import type { ChannelMetadata } from './channel.parse.js';
+import { channelAboutContinuation, parseChannel, parseChannelAbout, withAbout } from './channel.parse.js';
 import { type ChannelRef, parseChannelRef } from './ids.js';
 import { ORIGIN } from './innertube.js';
 import { asString, dig, findAll } from './tree.js';

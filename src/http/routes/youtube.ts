@@ -1,8 +1,9 @@
-// The video-sharing platform's player side: transcripts (the universal GET /v1/transcript for its
+// YouTube's player side: transcripts (the universal GET /v1/transcript for its
 // URLs, and the platform twin) and video metadata, 1 credit each. /v1/youtube/* are aliases.
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { AppError, invalid } from '../../errors.js';
+import { TRANSCRIPT_KIND, transcriptPoll } from '../../media/transcript-job.js';
 import type { MediaRef } from '../../sources/platform.js';
 import { parseVideoId } from '../../sources/youtube/ids.js';
 import { aliasedGet } from '../alias-route.js';
@@ -134,18 +135,18 @@ function oneVideoRef<K extends string>(
   return id;
 }
 
-type VidsiteDeps = Pick<
+type YouTubeDeps = Pick<
   HttpContext,
   'youtube' | 'platforms' | 'transcripts' | 'translations' | 'charges' | 'jobs' | 'config'
 >;
 
-export const vidsiteRoutes: RoutePlugin<VidsiteDeps> = async (app, deps) => {
+export const youtubeRoutes: RoutePlugin<YouTubeDeps> = async (app, deps) => {
   const { youtube, platforms, transcripts, translations, charges } = deps;
   app.addSchema(Transcript);
   app.addSchema(VideoMetadata);
   const sendVideo = answerBodies();
   // One per route: each compiles its own serializer.
-  const [sendTranscript, sendVidsiteTranscript] = [answerBodies(), answerBodies()];
+  const [sendTranscript, sendYouTubeTranscript] = [answerBodies(), answerBodies()];
   const transcriptErrors = errorResponses(400, 401, 402, 403, 404, 429, 502, 503);
 
   app.get(
@@ -155,13 +156,16 @@ export const vidsiteRoutes: RoutePlugin<VidsiteDeps> = async (app, deps) => {
         tags: ['Videos'],
         summary: "A video's transcript from its URL",
         description:
-          'Any supported platform: the video-sharing site, the short-video site, the photo-sharing site, the ' +
-          'microblog, the social network, or a direct media file (.mp4 .webm .mp3 .m4a .wav .ogg .flac). ' +
+          `Any supported platform: ${platforms.described}. ` +
           'Native captions answer 200. With no captions, `mode=native` answers 404 `transcript_unavailable`; ' +
           '`auto` and `generate` hand the media to speech recognition (202 `{jobId}`; 503 `provider_unavailable` ' +
           'while none is configured).',
         querystring: Type.Object({
-          url: Type.String({ minLength: 1, maxLength: 4096, description: 'The video (or media file) URL' }),
+          url: Type.String({
+            minLength: 1,
+            maxLength: 4096,
+            description: `The video (or media file) URL: ${platforms.described}`,
+          }),
           ...TranscriptOptions,
         }),
         response: { 200: Type.Ref('Transcript'), 202: SpeechJob, ...transcriptErrors },
@@ -198,7 +202,7 @@ export const vidsiteRoutes: RoutePlugin<VidsiteDeps> = async (app, deps) => {
     async (request, reply) => {
       const id = oneVideoRef(request.query, ['url', 'videoId', 'id']);
       const ref: MediaRef = { platform: 'youtube', id, url: `https://www.youtube.com/watch?v=${id}` };
-      return answerTranscript(transcripts, request, reply, ref, request.query, sendVidsiteTranscript);
+      return answerTranscript(transcripts, request, reply, ref, request.query, sendYouTubeTranscript);
     },
   );
 
@@ -273,7 +277,8 @@ export const vidsiteRoutes: RoutePlugin<VidsiteDeps> = async (app, deps) => {
 
   pollRoute(app, deps, {
     path: '/v1/transcript/:jobId',
-    kinds: ['transcript'],
+    kinds: [TRANSCRIPT_KIND],
+    poll: transcriptPoll,
     summary: 'Poll a transcript job',
   });
 };

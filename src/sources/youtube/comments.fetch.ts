@@ -12,7 +12,7 @@ import {
   commentsContinuationToken,
   parseCommentsPage,
   type VideoComment,
-} from './comments.js';
+} from './comments.parse.js';
 import { followPages } from './paging.js';
 import { playabilityError } from './player.js';
 

@@ -1,4 +1,4 @@
-// The video-sharing platform's browse side: channel metadata, a channel's and a playlist's video
+// YouTube's browse side: channel metadata, a channel's and a playlist's video
 // ids, and a video's comments (DESIGN §4), 1 credit each. /v1/youtube/* are aliases.
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
@@ -61,7 +61,7 @@ const Limit = (dflt: number, what: string) =>
 
 const listErrors = errorResponses(400, 401, 402, 404, 429, 502);
 
-export const vidsiteListRoutes: RoutePlugin<Pick<HttpContext, 'youtube' | 'charges'>> = async (
+export const youtubeListRoutes: RoutePlugin<Pick<HttpContext, 'youtube' | 'charges'>> = async (
   app,
   { youtube, charges },
 ) => {

@@ -1,5 +1,5 @@
-// GET /v1/microblog/post (aliases /v1/twitter/post, /v1/x/post): a microblog post's metadata from
-// its URL on either hostname, 1 credit; deleted, protected and unknown posts are 404 and free.
+// GET /v1/microblog/post (aliases /v1/twitter/post, /v1/x/post): an X post's metadata from its URL
+// on either hostname, 1 credit; deleted, protected and unknown posts are 404 and free.
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';
@@ -48,7 +48,7 @@ export const MicroblogPost = Type.Object(
   { $id: 'MicroblogPost', title: 'MicroblogPost' },
 );
 
-export const microblogRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'charges'>> = async (
+export const xRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'charges'>> = async (
   app,
   { platforms, charges },
 ) => {
@@ -79,7 +79,7 @@ export const microblogRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'charg
         reply,
         prices.syncRequest,
         { operation: 'microblog', description: 'Microblog post' },
-        () => platforms.x.post(ref.id),
+        () => platforms.byName.x.post(ref.id),
       );
     },
   );

@@ -1,13 +1,14 @@
-// Batch jobs of the video-sharing platform: transcripts or metadata of many videos at once (DESIGN §4),
+// Batch jobs of YouTube: transcripts or metadata of many videos at once (DESIGN §4),
 // polled at GET /v1/vidsite/batch/{jobId}. /v1/youtube/* are aliases.
 
-import { BATCH_PAGE_SIZE } from '../../jobs/views.js';
 import {
   TranscriptBatchBody,
   transcriptBatchInput,
   VideoBatchBody,
   videoBatchInput,
 } from '../../sources/youtube/batch-input.js';
+import { TRANSCRIPT_BATCH_KIND, VIDEO_BATCH_KIND } from '../../sources/youtube/batch-job.js';
+import { batchPoll } from '../../sources/youtube/batch-poll.js';
 import type { HttpContext } from '../context.js';
 import { jobRoute, pollRoute } from '../job-route.js';
 import type { RoutePlugin } from '../typed.js';
@@ -17,13 +18,13 @@ const SOURCE_RULES =
   'default 10, at most 1000). Holds 1 + videos (or 1 + `limit`) credits and costs 1 + the videos that ' +
   'succeeded; each result is `{videoId, …}` with the data or an `error`, in input order.';
 
-type VidsiteBatchDeps = Pick<HttpContext, 'jobs' | 'fetcher' | 'charges' | 'config'>;
+type YouTubeBatchDeps = Pick<HttpContext, 'jobs' | 'fetcher' | 'charges' | 'config'>;
 
-export const vidsiteBatchRoutes: RoutePlugin<VidsiteBatchDeps> = async (app, deps) => {
+export const youtubeBatchRoutes: RoutePlugin<YouTubeBatchDeps> = async (app, deps) => {
   jobRoute(app, deps, {
     path: '/v1/vidsite/transcript/batch',
     aliases: ['/v1/youtube/transcript/batch'],
-    kind: 'transcript_batch',
+    kind: TRANSCRIPT_BATCH_KIND,
     tags: ['Videos'],
     summary: 'Transcripts of many videos (a job): poll GET /v1/vidsite/batch/{jobId}',
     description: `${SOURCE_RULES} Native captions only (a video without them fails with \`transcript_unavailable\`).`,
@@ -34,7 +35,7 @@ export const vidsiteBatchRoutes: RoutePlugin<VidsiteBatchDeps> = async (app, dep
   jobRoute(app, deps, {
     path: '/v1/vidsite/video/batch',
     aliases: ['/v1/youtube/video/batch'],
-    kind: 'video_batch',
+    kind: VIDEO_BATCH_KIND,
     tags: ['Videos'],
     summary: 'Metadata of many videos (a job): poll GET /v1/vidsite/batch/{jobId}',
     description: SOURCE_RULES,
@@ -45,9 +46,8 @@ export const vidsiteBatchRoutes: RoutePlugin<VidsiteBatchDeps> = async (app, dep
   pollRoute(app, deps, {
     path: '/v1/vidsite/batch/:jobId',
     aliases: ['/v1/youtube/batch/:jobId'],
-    kinds: ['transcript_batch', 'video_batch'],
+    kinds: [TRANSCRIPT_BATCH_KIND, VIDEO_BATCH_KIND],
+    poll: batchPoll,
     summary: 'Poll a transcript or video batch job: results from ?skip=N, and `next` while more remain',
-    paged: true,
-    pageSize: BATCH_PAGE_SIZE,
   });
 };

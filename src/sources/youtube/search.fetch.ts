@@ -7,8 +7,8 @@
 import { invalid } from '../../errors.js';
 import type { Browse } from './browse.js';
 import { followPages } from './paging.js';
+import { parseSearchPage, type SearchPage, type SearchResult } from './search.parse.js';
 import { type SearchFilters, searchParams } from './search-params.js';
-import { parseSearchPage, type SearchPage, type SearchResult } from './search-results.js';
 
 export const MAX_SEARCH_LIMIT = 1000;
 const MAX_QUERY_CHARS = 500;
