@@ -551,7 +551,7 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
-/** Variables read by pattern rather than by name: per-platform base-URL overrides (DESIGN §7). */
+/** Variables read by pattern rather than by name: per-platform base-URL overrides. */
 export const CONFIG_VARIABLE_PATTERNS: readonly RegExp[] = [/^UNFURL_UPSTREAM_[A-Z0-9_]+$/];
 
 /**

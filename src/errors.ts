@@ -1,4 +1,4 @@
-// The error codes of the API (DESIGN §4) and the one error type services, jobs and providers throw:
+// The error codes of the API and the one error type services, jobs and providers throw:
 // routes answer it, and the job engine reads from it whether another attempt may succeed.
 
 export const errorStatus = {

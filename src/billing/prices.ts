@@ -1,4 +1,4 @@
-// The price table, in credits (DESIGN §5). Every paid route and job takes its price from here.
+// The price table, in credits. Every paid route and job takes its price from here.
 
 export const FREE_CREDITS_AT_REGISTRATION = 100;
 

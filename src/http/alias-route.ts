@@ -1,4 +1,5 @@
-// One route under several paths (DESIGN §4: /v1/youtube/* answers exactly like /v1/vidsite/*).
+// One route under several paths (/v1/youtube/* answers exactly like /v1/vidsite/*;
+// docs/decisions.md, "The API's shape").
 // The first path is documented in OpenAPI; the aliases are hidden there and named in its description.
 import type { ContextConfigDefault, FastifySchema, RouteGenericInterface } from 'fastify';
 import type { TypedApp, TypedHandler, TypedRouteOptions } from './typed.js';

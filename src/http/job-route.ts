@@ -132,7 +132,7 @@ export interface PollRouteOptions {
 const JobIdParams = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /**
- * Registers the poll route of a family of job kinds (DESIGN §4): the caller's job in its kind's
+ * Registers the poll route of a family of job kinds: the caller's job in its kind's
  * shape (the kind's `poll`, the shape webhooks send too). A job of another kind is a 404 there.
  */
 export function pollRoute(

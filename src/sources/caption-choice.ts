@@ -1,4 +1,4 @@
-// The language preference of DESIGN §4 over one platform's caption tracks: a creator track in `lang`,
+// The language preference (docs/decisions.md) over one platform's caption tracks: a creator track in `lang`,
 // an automatic one in `lang`, then the original-language track (creator before automatic), then
 // whatever comes first. Translations count only when they are in the language asked for. Pure.
 

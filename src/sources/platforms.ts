@@ -1,4 +1,4 @@
-// The registry of platforms (DESIGN §3: a platform is one folder under sources/ plus one line here),
+// The registry of platforms (a platform is one folder under sources/ plus one line here),
 // and what routes and media jobs ask of it: which platform and video a URL names (short links
 // followed), and where that video's media file can be downloaded. What each platform is and does
 // lives in its folder (its `platform.ts`); the lists that describe them all are derived from here.

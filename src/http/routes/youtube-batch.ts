@@ -1,4 +1,4 @@
-// Batch jobs of YouTube: transcripts or metadata of many videos at once (DESIGN §4),
+// Batch jobs of YouTube: transcripts or metadata of many videos at once,
 // polled at GET /v1/vidsite/batch/{jobId}. /v1/youtube/* are aliases.
 
 import {

@@ -1,5 +1,5 @@
 // YouTube's browse side: channel metadata, a channel's and a playlist's video
-// ids, and a video's comments (DESIGN §4), 1 credit each. /v1/youtube/* are aliases.
+// ids, and a video's comments, 1 credit each. /v1/youtube/* are aliases.
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';

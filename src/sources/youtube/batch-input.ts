@@ -1,4 +1,4 @@
-// The body of the two batch jobs (POST /v1/vidsite/transcript/batch and …/video/batch, DESIGN §4):
+// The body of the two batch jobs (POST /v1/vidsite/transcript/batch and …/video/batch):
 // exactly one of `videoIds` (1–500 ids or URLs), `playlistId` or `channelId`; `limit` (1–1000,
 // default 10) for a playlist or channel, or the first of videoIds; transcript batches also take `lang`, `text`, `chunkSize`.
 // Checked here, before anything is held, into the job input the kinds run on.

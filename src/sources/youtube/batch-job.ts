@@ -149,7 +149,7 @@ async function resolveVideos(
 ): Promise<string[]> {
   if ('videoIds' in source) return source.videoIds;
   const options = { limit: source.limit, signal };
-  // A channel's `all`: its videos first, then shorts, then live (DESIGN §4), under one total.
+  // A channel's `all`: its videos first, then shorts, then live, under one total.
   const lists = await abortable(
     'playlistId' in source
       ? platform.playlistVideos(source.playlistId, options)

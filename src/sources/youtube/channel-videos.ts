@@ -1,4 +1,4 @@
-// A channel's video ids by tab (DESIGN §4): the Videos, Shorts and Live tabs browsed with their
+// A channel's video ids by tab: the Videos, Shorts and Live tabs browsed with their
 // params, each followed through its continuations while the limit is open. With `all` the limit
 // is a total, filled with videos first, then shorts, then live — newest first within each, as the
 // tabs list them. The platform answers a tab a channel does not have with another tab, so the

@@ -28,7 +28,7 @@ export interface CommentAuthor {
   thumbnail: string | null;
 }
 
-/** DESIGN §4's comment shape. */
+/** The comment shape of every platform (docs/decisions.md, "The API's shape"). */
 export interface VideoComment {
   id: string;
   text: string;

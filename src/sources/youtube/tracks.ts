@@ -1,4 +1,4 @@
-// Which caption track answers a language preference (DESIGN §4): a manual track in `lang`, an
+// Which caption track answers a language preference: a manual track in `lang`, an
 // auto-generated one in `lang`, the platform's translation of the original track into `lang`, else
 // the original-language track (manual before auto). A translation request takes the same order but
 // never falls back to another language. Pure.

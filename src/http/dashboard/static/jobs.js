@@ -8,7 +8,7 @@ import { pageFileName, zipFiles } from './zip.js';
 
 const LIMIT = 20;
 const REFRESH_MS = 2000;
-// Each kind's own poll route (DESIGN §4), which carries what the summary leaves out (crawl pages,
+// Each kind's own poll route, which carries what the summary leaves out (crawl pages,
 // batch items, transcripts).
 const POLL_ROUTES = {
   transcript: '/v1/transcript/',
