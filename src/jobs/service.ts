@@ -240,7 +240,7 @@ export class JobService {
         'rate_limited',
         `This account already has ${limit} ${group.name} queued or running; retry when one has finished`,
         `limit=${limit}`,
-        { 'Retry-After': String(ACCOUNT_LIMIT_RETRY_AFTER_S) },
+        { retryAfterMs: ACCOUNT_LIMIT_RETRY_AFTER_S * 1000 },
       );
     }
   }

@@ -112,15 +112,15 @@ export class Upstreams {
     throw new UpstreamRefused(
       `${platform} failed or blocked the request after ${made} attempt${made === 1 ? '' : 's'} (last: ${last})${benched ? '; every proxy is now benched for it' : ''}`,
       null,
-      benched ? { 'Retry-After': retryAfterSeconds(benched) } : {},
+      benched ? { retryAfterMs: benched.retryAfterMs } : {},
     );
   }
 }
 
 /** The platform kept failing or blocking a request through every attempt (502). */
 export class UpstreamRefused extends AppError {
-  constructor(message: string, details: string | null, headers: Record<string, string>) {
-    super('upstream_error', message, details, headers);
+  constructor(message: string, details: string | null, more: { retryAfterMs?: number }) {
+    super('upstream_error', message, details, more);
   }
 }
 
@@ -156,7 +156,7 @@ export function allBenched(platform: string, benched: AllBenched): AppError {
     'service_unavailable',
     `Every proxy is benched for ${platform} after its blocks or failures; retry after ${seconds} s`,
     null,
-    { 'Retry-After': seconds },
+    { retryAfterMs: benched.retryAfterMs },
   );
 }
 

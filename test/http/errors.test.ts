@@ -3,7 +3,7 @@
 // documentationUrl} with an X-Request-Id; plus the documentation and health endpoints.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorStatus } from '../../src/errors.js';
+import { errorStatus } from '../../src/http/error-status.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { usingPostgres, usingRedis } from '../support/env.js';
 import { closeTestApp } from '../support/teardown.js';

@@ -2,7 +2,7 @@
 // that status carries (src/errors.ts) and a message of the server's real shape. Before, every status
 // showed the Error schema's one example — a 401 that read "Missing required query parameter 'url'".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorStatus } from '../../src/errors.js';
+import { errorStatus } from '../../src/http/error-status.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { closeTestApp } from '../support/teardown.js';
 

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
+import { errorStatus } from '../../src/http/error-status.js';
 import { MediaDownloader } from '../../src/media/download.js';
 import { ProxyPool } from '../../src/net/proxies.js';
 import { SafeFetcher } from '../../src/net/safe-fetch.js';
@@ -143,7 +144,7 @@ describe('MediaDownloader', () => {
       .download({ ...web('/chunked.mp3'), kind: 'audio' }, dir)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).status).toBe(413);
+    expect(errorStatus[(err as AppError).code]).toBe(413);
     expect((err as AppError).code).toBe('payload_too_large');
     // Only the first, whole download is there: the partial file is gone.
     expect(fs.readdirSync(dir)).toEqual([path.basename(got.path)]);

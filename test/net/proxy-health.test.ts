@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/errors.js';
+import { errorStatus, retryAfterHeader } from '../../src/http/error-status.js';
 import { metricsRegistry } from '../../src/metrics.js';
 import type { ProxyPoolOptions } from '../../src/net/proxies.js';
 import {
@@ -143,16 +144,16 @@ describe('every proxy benched', () => {
     const first = await failure(up.fetch('youtube', watch(1), { blocked: isBotCheck }));
     expect(first.code).toBe('upstream_error');
     expect(first.message).toMatch(/after 2 attempts.*every proxy is now benched/);
-    expect(Number(first.headers['Retry-After'])).toBeGreaterThanOrEqual(29);
+    expect(Number(retryAfterHeader(first.retryAfterMs!))).toBeGreaterThanOrEqual(29);
     expect(x!.hits.length + y!.hits.length).toBe(2);
 
     const started = performance.now();
     const err = await failure(up.fetch('youtube', watch(2), { blocked: isBotCheck }));
     const elapsed = performance.now() - started;
     expect(err.code).toBe('service_unavailable');
-    expect(err.status).toBe(503);
-    expect(Number(err.headers['Retry-After'])).toBeGreaterThanOrEqual(29);
-    expect(Number(err.headers['Retry-After'])).toBeLessThanOrEqual(30);
+    expect(errorStatus[err.code]).toBe(503);
+    expect(Number(retryAfterHeader(err.retryAfterMs!))).toBeGreaterThanOrEqual(29);
+    expect(Number(retryAfterHeader(err.retryAfterMs!))).toBeLessThanOrEqual(30);
     expect(elapsed).toBeLessThan(250);
     expect(x!.hits.length + y!.hits.length).toBe(2);
   });

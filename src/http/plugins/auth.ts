@@ -92,7 +92,7 @@ function decide(reply: FastifyReply, limiter: RateLimiter, decision: BucketDecis
   if (!decision.allowed) {
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
     throw new AppError('rate_limited', `Too many requests; retry after ${seconds} s`, null, {
-      'Retry-After': String(seconds),
+      retryAfterMs: seconds * 1000,
     });
   }
 }

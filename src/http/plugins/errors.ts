@@ -1,6 +1,7 @@
 // One error handler for every failure: the body is always {error, message, details, documentationUrl}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../../errors.js';
+import { errorStatus, HttpError, retryAfterHeader } from '../error-status.js';
 import { allowedMethods } from './allowed-methods.js';
 import type { RouteEntry } from './auth.js';
 
@@ -104,18 +105,21 @@ export function errorBody(docsBase: string, err: AppError) {
 }
 
 export function sendError(reply: FastifyReply, docsBase: string, err: AppError) {
-  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(docsBase, err));
+  if (err instanceof HttpError) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  if (err.retryAfterMs !== null) reply.header('Retry-After', retryAfterHeader(err.retryAfterMs));
+  return reply
+    .code(errorStatus[err.code])
+    .type('application/json; charset=utf-8')
+    .send(errorBody(docsBase, err));
 }
 
 /** The answer for a request no route matched: a 405 with `Allow` when the path exists with other methods. */
 export function noRouteError(routes: readonly RouteEntry[], method: string, path: string): AppError {
   const allow = allowedMethods(routes, path);
   if (allow.length > 0) {
-    return new AppError(
+    return new HttpError(
       'method_not_allowed',
       `${method} is not allowed on ${path}; use ${allow.join(' or ')}`,
-      null,
       { Allow: allow.join(', ') },
     );
   }
@@ -129,10 +133,10 @@ export function registerErrorHandling(app: FastifyInstance, docsBase: string, ro
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appErr = toAppError(err);
     if (appErr.code === 'internal_error') request.log.error({ err }, 'request failed');
-    else if (appErr.status >= 500) {
+    else if (errorStatus[appErr.code] >= 500) {
       // A platform or provider failing is expected weather, not a fault of ours: no stack, no alarm.
-      request.log.warn({ code: appErr.code, status: appErr.status }, appErr.message);
-    } else request.log.info({ code: appErr.code, status: appErr.status }, appErr.message);
+      request.log.warn({ code: appErr.code, status: errorStatus[appErr.code] }, appErr.message);
+    } else request.log.info({ code: appErr.code, status: errorStatus[appErr.code] }, appErr.message);
     return sendError(reply, docsBase, appErr);
   });
   app.setNotFoundHandler((request, reply) =>
@@ -149,7 +153,10 @@ export function frameworkErrorHandler(docsBase: string) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Request-Id', request.id);
     const appErr = toAppError(err);
-    request.log.info({ code: appErr.code, status: appErr.status, fastify: err.code }, appErr.message);
+    request.log.info(
+      { code: appErr.code, status: errorStatus[appErr.code], fastify: err.code },
+      appErr.message,
+    );
     sendError(reply, docsBase, appErr);
   };
 }

@@ -44,7 +44,7 @@ async function takeMore(deps: McpDeps, caller: Principal, count: number): Promis
   if (refused.length === 0) return;
   const seconds = Math.max(1, Math.ceil(Math.max(...refused.map((d) => d.retryAfterMs)) / 1000));
   throw new AppError('rate_limited', `Too many requests; retry after ${seconds} s`, null, {
-    'Retry-After': String(seconds),
+    retryAfterMs: seconds * 1000,
   });
 }
 
@@ -101,10 +101,9 @@ export const mcpRoutes: RoutePlugin<McpDeps> = async (app, deps) => {
       method,
       url: '/mcp',
       schema: { hide: true },
-      handler: async () => {
-        throw new AppError('method_not_allowed', 'This MCP endpoint is stateless: POST only', null, {
-          Allow: 'POST',
-        });
+      handler: async (_request, reply) => {
+        reply.header('Allow', 'POST');
+        throw new AppError('method_not_allowed', 'This MCP endpoint is stateless: POST only');
       },
     });
   }

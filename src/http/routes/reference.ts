@@ -2,7 +2,7 @@
 // latter). In the order a user meets them: what things cost first, what a failure means last.
 import { creditPackages } from '../../billing/packages.js';
 import { priceTable } from '../../billing/prices.js';
-import { errorStatus } from '../../errors.js';
+import { errorStatus } from '../error-status.js';
 import type { RoutePlugin } from '../typed.js';
 
 const ERROR_TEXT: Record<string, string> = {

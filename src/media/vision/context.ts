@@ -45,7 +45,8 @@ export async function videoTranscript(
     }
   } catch (err) {
     // No captions (or no such feature on the platform): recognise instead. Other failures count.
-    if (!(err instanceof AppError && err.status === 404)) throw err;
+    if (!(err instanceof AppError && (err.code === 'not_found' || err.code === 'transcript_unavailable')))
+      throw err;
   }
   if (!deps.ai.speech || !media.probed.hasAudio) return null;
   const speech = await recogniseSpeech(media.file, {

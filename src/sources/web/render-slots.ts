@@ -98,20 +98,20 @@ export class RenderSlots {
     const starts = own ? this.running.get(account)! : [...this.running.values()].flat();
     const freedBy = Math.min(...starts) + this.options.holdMs;
     const seconds = Number.isFinite(freedBy) ? Math.ceil((freedBy - Date.now()) / 1000) : 1;
-    const retryAfter = String(Math.max(1, seconds));
+    const retryAfterMs = Math.max(1, seconds) * 1000;
     if (own) {
       return new AppError(
         'rate_limited',
         `This account already has ${this.options.accountMax} pages rendering at once, its limit (UNFURL_RENDER_ACCOUNT_MAX); retry when one has finished`,
         null,
-        { 'Retry-After': retryAfter },
+        { retryAfterMs },
       );
     }
     return new AppError(
       'service_unavailable',
       `Every browser slot is busy (${this.options.size}); retry shortly`,
       null,
-      { 'Retry-After': retryAfter },
+      { retryAfterMs },
     );
   }
 }

@@ -3,6 +3,8 @@
 // confirmed by probing the file with ffprobe.
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppError } from '../../../src/errors.js';
+import { errorStatus } from '../../../src/http/error-status.js';
 import { probe } from '../../../src/media/ffmpeg.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
@@ -104,7 +106,8 @@ describe('direct media files', () => {
         }
       })
       .catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'payload_too_large', status: 413 });
+    expect(err).toMatchObject({ code: 'payload_too_large' });
+    expect(errorStatus[(err as AppError).code]).toBe(413);
     expect(scratchDir).not.toBe('');
   });
 });

@@ -12,6 +12,7 @@ import type http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
+import { retryAfterHeader } from '../../../src/http/error-status.js';
 import { ProxyPool } from '../../../src/net/proxies.js';
 import { type HostLookup, SafeFetcher } from '../../../src/net/safe-fetch.js';
 import { BrowserPool } from '../../../src/sources/web/browser-pool.js';
@@ -481,7 +482,7 @@ describeWithChromium('BrowserPool', () => {
         expect(Date.now() - at).toBeLessThan(2500);
         expect(third).toBeInstanceOf(AppError);
         expect(third.code).toBe('rate_limited');
-        const retryAfter = Number(third.headers['Retry-After']);
+        const retryAfter = Number(retryAfterHeader(third.retryAfterMs));
         expect(retryAfter).toBeGreaterThanOrEqual(1);
         expect(retryAfter).toBeLessThanOrEqual(15);
         expect(started('/spin')).toBe(2);
@@ -492,7 +493,7 @@ describeWithChromium('BrowserPool', () => {
         const c = await pool.render(`${site.url}/app?who=c`, { account: 'C' }).catch((e) => e);
         expect(c).toBeInstanceOf(AppError);
         expect(c.code).toBe('service_unavailable');
-        expect(Number(c.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+        expect(Number(retryAfterHeader(c.retryAfterMs))).toBeGreaterThanOrEqual(1);
         expect(started('/app?who=c')).toBe(0);
 
         // Once the stuck renders end, their slots are free again.

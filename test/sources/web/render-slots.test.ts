@@ -2,6 +2,7 @@
 // waiters are served, and the 429/503 refusals after the queue wait, with their Retry-After.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
+import { errorStatus, retryAfterHeader } from '../../../src/http/error-status.js';
 import { RenderSlots } from '../../../src/sources/web/render-slots.js';
 
 const settings = { size: 3, accountMax: 2, queueTimeoutMs: 200, holdMs: 30_000 };
@@ -22,9 +23,10 @@ describe('RenderSlots', () => {
     const err = await slots.acquire('A').catch((e: unknown) => e);
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(err).toBeInstanceOf(AppError);
-    expect(err).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(err).toMatchObject({ code: 'rate_limited' });
+    expect(errorStatus[(err as AppError).code]).toBe(429);
     // At the latest, A's oldest render gives its slot back when its time limit (30 s) is up.
-    expect(Number((err as AppError).headers['Retry-After'])).toBe(30);
+    expect(Number(retryAfterHeader((err as AppError).retryAfterMs!))).toBe(30);
     // Another account is not held back by A's limit.
     const b = await slots.acquire('B');
     for (const release of [...held, b]) release();
@@ -34,8 +36,9 @@ describe('RenderSlots', () => {
     const slots = new RenderSlots(settings);
     const held = [await slots.acquire('A'), await slots.acquire('A'), await slots.acquire('B')];
     const err = await slots.acquire('C').catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'service_unavailable', status: 503 });
-    expect(Number((err as AppError).headers['Retry-After'])).toBeGreaterThanOrEqual(29);
+    expect(err).toMatchObject({ code: 'service_unavailable' });
+    expect(errorStatus[(err as AppError).code]).toBe(503);
+    expect(Number(retryAfterHeader((err as AppError).retryAfterMs!))).toBeGreaterThanOrEqual(29);
     for (const release of held) release();
   });
 

@@ -2,6 +2,7 @@
 // consent cookie), blocks retried until a good answer, and failures turned into 502 upstream_error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
+import { errorStatus } from '../../../src/http/error-status.js';
 import { SafeFetcher } from '../../../src/net/safe-fetch.js';
 import { Upstreams } from '../../../src/net/upstream.js';
 import { Innertube } from '../../../src/sources/youtube/innertube.js';
@@ -132,7 +133,7 @@ describe('Innertube.call', () => {
     blocksLeft = 0;
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('upstream_error');
-    expect((err as AppError).status).toBe(502);
+    expect(errorStatus[(err as AppError).code]).toBe(502);
     expect((err as AppError).message).toContain(message);
   });
 });

@@ -2,6 +2,7 @@
 // clients, OK with tracks, PO-token gated tracks, no captions, age, private, unavailable, unplayable,
 // the bot check — plus the web player answers embedded in watch pages and pbj JSON.
 import { describe, expect, it } from 'vitest';
+import { errorStatus } from '../../../src/http/error-status.js';
 import { type PlayerInfo, parsePlayer, playabilityError } from '../../../src/sources/youtube/player.js';
 import { parseWatchPage } from '../../../src/sources/youtube/watch-page.js';
 import { CAPTURES, youtubeJson, youtubeText } from '../../support/youtube-replay.js';
@@ -89,7 +90,7 @@ describe('parsePlayer on mobile-client answers', () => {
     expect(p.details?.title).toMatch(/Self Control/);
     const err = playabilityError(p, 'transcript', 'Njp5uhTorCo');
     expect(err?.code).toBe('forbidden');
-    expect(err?.status).toBe(403);
+    expect(errorStatus[err!.code]).toBe(403);
     expect(err?.message).toMatch(/inappropriate/);
     expect(playabilityError(p, 'metadata', 'Njp5uhTorCo')).toBeNull();
   });
@@ -99,7 +100,7 @@ describe('parsePlayer on mobile-client answers', () => {
     expect(p.status).toBe('blocked');
     expect(p.details).toBeNull();
     expect(playabilityError(p, 'transcript', 'x')?.code).toBe('upstream_error');
-    expect(playabilityError(p, 'metadata', 'x')?.status).toBe(502);
+    expect(errorStatus[playabilityError(p, 'metadata', 'x')!.code]).toBe(502);
   });
 
   it('maps an unavailable video to 404 for every use', () => {
@@ -148,7 +149,7 @@ describe('parsePlayer on web-client answers', () => {
     const p = player('pytube/irauhITDrsE.player.json');
     expect(p.status).toBe('unavailable');
     expect(p.details).toBeNull();
-    expect(playabilityError(p, 'metadata', 'irauhITDrsE')?.status).toBe(404);
+    expect(errorStatus[playabilityError(p, 'metadata', 'irauhITDrsE')!.code]).toBe(404);
   });
 
   it('maps a private video to 404 (it is not there for anyone else)', () => {
@@ -221,9 +222,9 @@ describe('playabilityError for restrictions', () => {
     expect(playabilityError(members, 'metadata', 'abcdefghijk')).toBeNull();
     const paid = withStatus('UNPLAYABLE', 'This video requires payment to watch.');
     expect(paid.status).toBe('restricted');
-    expect(playabilityError(paid, 'transcript', 'abcdefghijk')?.status).toBe(403);
+    expect(errorStatus[playabilityError(paid, 'transcript', 'abcdefghijk')!.code]).toBe(403);
     const region = withStatus('UNPLAYABLE', 'The uploader has not made this video available in your country');
-    expect(playabilityError(region, 'transcript', 'abcdefghijk')?.status).toBe(403);
+    expect(errorStatus[playabilityError(region, 'transcript', 'abcdefghijk')!.code]).toBe(403);
     expect(base.status).toBe('age_restricted');
   });
 });

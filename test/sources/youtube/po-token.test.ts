@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.js';
 import { AppError } from '../../../src/errors.js';
+import { errorStatus } from '../../../src/http/error-status.js';
 import {
   PROVIDER_SETTING,
   ProviderPoTokens,
@@ -160,7 +161,7 @@ describe('ProviderPoTokens', () => {
     const err = await tokens.token('failing1234').catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(2000);
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).status).toBe(503);
+    expect(errorStatus[(err as AppError).code]).toBe(503);
     expect((err as AppError).code).toBe('provider_unavailable');
     expect((err as AppError).message).toMatch(message);
     // The failure is remembered briefly: a walk over the clients does not wait on it again.

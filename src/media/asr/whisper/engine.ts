@@ -80,7 +80,9 @@ class WhisperProcess {
         const how = signal ? `signal ${signal}` : `exit code ${code}`;
         reject(modelError(`the process ended with ${how}${this.tail()}`));
         this.pending?.reject(
-          new AppError('internal_error', `speech recognition crashed (${how})${this.tail()}`, null, {}, true),
+          new AppError('internal_error', `speech recognition crashed (${how})${this.tail()}`, null, {
+            retryable: true,
+          }),
         );
         this.pending = null;
         this.onExit(this);
@@ -108,7 +110,9 @@ class WhisperProcess {
     await this.ready;
     run.signal.throwIfAborted();
     if (this.dead) {
-      throw new AppError('internal_error', `speech recognition process ended${this.tail()}`, null, {}, true);
+      throw new AppError('internal_error', `speech recognition process ended${this.tail()}`, null, {
+        retryable: true,
+      });
     }
     const id = this.nextId++;
     return new Promise<WhisperAnswer>((resolve, reject) => {
