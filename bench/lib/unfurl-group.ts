@@ -14,6 +14,7 @@ import { createServices } from '../../src/services.js';
 import { openStore } from '../../src/store/db.js';
 import { migrateToLatest } from '../../src/store/migrator.js';
 import { dropQueueKeys } from '../../test/support/job-processes.js';
+import { freePort, listeningSockets } from '../../test/support/sockets.js';
 
 const CLI = fileURLToPath(new URL('../../src/main/cli.ts', import.meta.url));
 
@@ -25,27 +26,6 @@ export interface BenchGroup {
   /** The members' pids (the processes that serve). */
   memberPids: number[];
   stop(): Promise<void>;
-}
-
-/** Listening TCP sockets on `port` (IPv4), from the kernel's table. */
-export function listeningSockets(port: number): number {
-  const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-  return fs
-    .readFileSync('/proc/net/tcp', 'utf8')
-    .split('\n')
-    .filter((line) => {
-      const fields = line.trim().split(/\s+/);
-      return fields[1]?.endsWith(hex) && fields[3] === '0A';
-    }).length;
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as import('node:net').AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function startUnfurlGroup(

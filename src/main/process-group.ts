@@ -63,19 +63,19 @@ export function processCount(requested: number | 'auto', config: Config): number
   return requested;
 }
 
+/** The answer to a port something else holds: the same for one process and for a group. */
+export const portInUse = (config: Config) =>
+  new ConfigError(
+    'PORT',
+    `port ${config.port} on ${config.host} is already in use (another unfurl?): stop it, or start this one with PORT=<another port>`,
+  );
+
 /** Fails fast, with the usual message, when something already holds the port (a group would otherwise see N failures). */
 async function assertPortFree(config: Config): Promise<void> {
   const probe = net.createServer();
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') {
-        reject(
-          new ConfigError(
-            'PORT',
-            `port ${config.port} on ${config.host} is already in use (another unfurl?): stop it, or start this one with PORT=<another port>`,
-          ),
-        );
-      } else reject(err);
+      reject(err.code === 'EADDRINUSE' ? portInUse(config) : err);
     });
     probe.listen({ port: config.port, host: config.host, exclusive: true }, () => resolve());
   });

@@ -3,13 +3,13 @@
 // closes the database.
 
 import type { FastifyInstance } from 'fastify';
-import { type Config, ConfigError } from '../config.js';
+import type { Config } from '../config.js';
 import { buildApp } from '../http/app.js';
 import { type JobProcessing, startJobProcessing } from '../jobs/processing.js';
 import { joinMetricsGroup } from '../metrics-group.js';
 import { createServices, type Services } from '../services.js';
 import { logDestination } from './log-format.js';
-import { GROUP_MEMBER_ENV } from './process-group.js';
+import { GROUP_MEMBER_ENV, portInUse } from './process-group.js';
 import { onShutdownSignal } from './signals.js';
 
 export interface ProcessHooks {
@@ -56,12 +56,7 @@ export async function serve(config: Config, hooks: ProcessHooks = {}): Promise<v
   } catch (err) {
     await processing?.stop();
     await services.close();
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new ConfigError(
-        'PORT',
-        `port ${config.port} on ${config.host} is already in use (another unfurl?): stop it, or start this one with PORT=<another port>`,
-      );
-    }
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(config);
     throw err;
   }
   // PORT=0 (tests) listens on a port chosen now: the address says which.

@@ -106,12 +106,4 @@ export async function startCli(
   }
 }
 
-/** A port that was free a moment ago (for listeners whose port must be chosen up front). */
-export async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as import('node:net').AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../support/sockets.js';

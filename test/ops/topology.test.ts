@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBase62 } from '../../src/ids.js';
 import { api, dropQueueKeys, registerOn, sleep, until } from '../support/job-processes.js';
 import { type Loopback, startServer } from '../support/loopback.js';
+import { listeningSockets } from '../support/sockets.js';
 import { assertBuilt, type CliProcess, freePort, runCli, startCli } from './cli-processes.js';
 import { parsePrometheus, sumOf } from './prometheus-text.js';
 
@@ -334,18 +335,6 @@ describe.skipIf(!runIt)(
     }, 120_000);
   },
 );
-
-/** Listening TCP sockets on `port` (IPv4), read from the kernel's table. */
-function listeningSockets(port: number): number {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  return fs
-    .readFileSync('/proc/net/tcp', 'utf8')
-    .split('\n')
-    .filter((line) => {
-      const fields = line.trim().split(/\s+/);
-      return fields[1]?.endsWith(`:${hex}`) && fields[3] === '0A';
-    }).length;
-}
 
 function alive(pid: number): boolean {
   try {
