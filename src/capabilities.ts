@@ -2,19 +2,28 @@
 // takes the view of the services it uses (services.ts passes itself), so nothing imports back.
 
 import type { JobItems } from './jobs/items.js';
+import type { JobService } from './jobs/service.js';
 import { type AiJobServices, registerAiJobs } from './media/ai-jobs.js';
 import { registerOcr } from './media/ocr-job.js';
+import type { Transcripts } from './media/transcripts.js';
+import { registerMonitorChecks } from './monitors/check-job.js';
+import type { MonitorRecords } from './monitors/records.js';
 import type { Upstreams } from './net/upstream.js';
+import type { Platforms } from './sources/platforms.js';
 import { registerCrawl } from './sources/web/crawl-job.js';
+import type { Mapper } from './sources/web/mapper.js';
 import type { Scraper } from './sources/web/scraper.js';
 import { registerVideoBatches } from './sources/youtube/batch-job.js';
 import type { YouTube } from './sources/youtube/service.js';
 
 export interface CapabilityServices extends AiJobServices {
-  readonly jobs: AiJobServices['jobs'] & { readonly items: JobItems };
-  readonly web: { readonly scraper: Scraper };
+  readonly jobs: AiJobServices['jobs'] & { readonly items: JobItems; readonly service: JobService };
+  readonly web: { readonly scraper: Scraper; readonly mapper: Mapper };
   readonly upstreams: Upstreams;
   readonly youtube: YouTube;
+  readonly platforms: AiJobServices['platforms'] & Pick<Platforms, 'recognise'>;
+  readonly transcripts: Pick<Transcripts, 'transcript'>;
+  readonly monitors: { readonly records: MonitorRecords };
 }
 
 export function registerCapabilities(services: CapabilityServices): void {
@@ -32,6 +41,7 @@ export function registerCapabilities(services: CapabilityServices): void {
     items: services.jobs.items,
   });
   registerAiJobs(services);
+  registerMonitorChecks(monitorCheckDeps(services));
   registerOcr({
     registry: services.jobs.registry,
     sources: services.platforms,
@@ -44,4 +54,25 @@ export function registerCapabilities(services: CapabilityServices): void {
       fps: services.config.ocr.fps,
     },
   });
+}
+
+function monitorCheckDeps(services: CapabilityServices): Parameters<typeof registerMonitorChecks>[0] {
+  const { youtube, transcripts, platforms, web, jobs } = services;
+  return {
+    registry: jobs.registry,
+    records: services.monitors.records,
+    videos: {
+      source: youtube,
+      transcript: (caller, ref, ask) => transcripts.transcript(caller, ref, ask),
+      recognise: (url) => platforms.recognise(url),
+      async jobAnswer(accountId, jobId) {
+        const job = await jobs.service.getReadable(accountId, jobId);
+        return job.status === 'queued' || job.status === 'active' ? null : jobs.service.pollAnswer(job);
+      },
+    },
+    pages: {
+      scrape: (url, options) => web.scraper.scrapeNow(url, options),
+      map: (url, options) => web.mapper.map(url, options),
+    },
+  };
 }

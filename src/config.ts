@@ -26,7 +26,23 @@ export interface Config {
   /** Token bucket per account, shared by all its keys and sessions (so more keys add nothing). */
   readonly accountRateLimit: { readonly rps: number; readonly burst: number };
   /** Most live (queued or active) jobs one account may have, per group of heavy kinds. */
-  readonly accountJobLimits: { readonly crawls: number; readonly mediaJobs: number };
+  readonly accountJobLimits: {
+    readonly crawls: number;
+    readonly mediaJobs: number;
+    /** Monitor checks queued or running at once. */
+    readonly monitorChecks: number;
+  };
+  /** Monitors: scheduled checks of channels, playlists, pages and sites. */
+  readonly monitors: {
+    /** The shortest interval a schedule may have (cron ticks may not come closer either). */
+    readonly minIntervalMs: number;
+    /** Monitors one account may have. */
+    readonly maxPerAccount: number;
+    /** Checks an hour one account's schedules may make, and manual checks it may ask for. */
+    readonly maxChecksPerHour: number;
+    /** How often the embedded deployment looks for monitors that are due. */
+    readonly pollMs: number;
+  };
   readonly authRateLimit: { readonly perMinute: number };
   /**
    * Load shedding: past these, new requests get a fast 503 with Retry-After (nothing charged) until
@@ -213,6 +229,23 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** A duration such as `5m`, `30s`, `1h`, `250ms` or plain seconds (`300`), in ms. */
+export function parseDurationMs(text: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(text.trim());
+  if (!m) return null;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's').toLowerCase()]!;
+  return Math.round(Number(m[1]) * unit);
+}
+
+function durationMs(env: Env, name: string, fallback: number): number {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  const ms = parseDurationMs(raw);
+  if (ms === null || ms < 1)
+    throw new ConfigError(name, `must be a duration such as 5m, 30s or 300, got "${raw}"`);
+  return ms;
 }
 
 function num(env: Env, name: string, fallback: number, min: number): number {
@@ -443,6 +476,13 @@ export function loadConfig(env: Env = process.env): Config {
     accountJobLimits: {
       crawls: int(env, 'UNFURL_ACCOUNT_MAX_CRAWLS', 2, 1, 10_000),
       mediaJobs: int(env, 'UNFURL_ACCOUNT_MAX_MEDIA_JOBS', 4, 1, 10_000),
+      monitorChecks: int(env, 'UNFURL_ACCOUNT_MAX_MONITOR_CHECKS', 8, 1, 10_000),
+    },
+    monitors: {
+      minIntervalMs: durationMs(env, 'UNFURL_MONITOR_MIN_INTERVAL', 5 * 60_000),
+      maxPerAccount: int(env, 'UNFURL_ACCOUNT_MAX_MONITORS', 100, 0, 1_000_000),
+      maxChecksPerHour: int(env, 'UNFURL_ACCOUNT_MAX_MONITOR_CHECKS_PER_HOUR', 600, 1, 10_000_000),
+      pollMs: int(env, 'UNFURL_MONITOR_POLL_MS', 1000, 10, 60_000),
     },
     authRateLimit: { perMinute: int(env, 'UNFURL_AUTH_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000) },
     shedding: {

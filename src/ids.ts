@@ -27,7 +27,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'acc' | 'key' | 'txn' | 'job' | 'req' | 'chk' | 'sess' | 'msg';
+export type IdPrefix = 'acc' | 'key' | 'txn' | 'job' | 'req' | 'chk' | 'sess' | 'msg' | 'mon' | 'evt';
 
 /** Characters of an id after its prefix: the creation time, then the random part. */
 export const ID_LENGTH = 25;

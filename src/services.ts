@@ -28,6 +28,9 @@ import { MediaDownloader } from './media/download.js';
 import { Scratch } from './media/scratch.js';
 import { Transcripts } from './media/transcripts.js';
 import { TranscriptTranslations } from './media/translations.js';
+import { BullMqClock, EmbeddedClock } from './monitors/clock.js';
+import { MonitorRecords } from './monitors/records.js';
+import { MonitorService } from './monitors/service.js';
 import { ProxyPool } from './net/proxies.js';
 import { SafeFetcher } from './net/safe-fetch.js';
 import { Upstreams } from './net/upstream.js';
@@ -88,6 +91,15 @@ export interface Services {
   onClose(hook: () => Promise<void>): void;
   /** GET /ready: the database (and Redis, when configured) answer; else a 503 naming which. */
   readiness(): Promise<Readiness>;
+  /** Monitors: their service, records, and where their ticks come from. */
+  readonly monitors: {
+    readonly service: MonitorService;
+    readonly records: MonitorRecords;
+    readonly clock: EmbeddedClock | BullMqClock;
+    /** Starts taking ticks (a process that runs jobs); stopTicks stops. */
+    startTicks(): Promise<void>;
+    stopTicks(): Promise<void>;
+  };
   readonly jobs: {
     readonly registry: JobRegistry;
     readonly records: JobRecords;
@@ -121,6 +133,48 @@ export function connectRedis(url: string): Redis {
     lazyConnect: false,
     enableAutoPipelining: true,
   });
+}
+
+function createMonitors(
+  config: Config,
+  store: Store,
+  jobs: JobService,
+  fetcher: SafeFetcher,
+  youtube: YouTube,
+): Services['monitors'] & { close(): Promise<void> } {
+  const records = new MonitorRecords(store.db, store.dialect);
+  const clock = config.redisUrl
+    ? new BullMqClock(config.redisUrl, config.jobs.queuePrefix)
+    : new EmbeddedClock(records, config.monitors.pollMs);
+  const service = new MonitorService({
+    records,
+    jobs,
+    fetcher,
+    resolver: {
+      channel: (ref) => youtube.channel(ref),
+      playlist: (id) => youtube.playlist(id),
+    },
+    scheduler: clock,
+    settings: config.monitors,
+  });
+  return {
+    service,
+    records,
+    clock,
+    async startTicks() {
+      if (clock instanceof BullMqClock) {
+        await clock.reconcile(await records.all());
+        await clock.start(service);
+      } else {
+        clock.start(service);
+      }
+    },
+    stopTicks: () => clock.stop(),
+    async close() {
+      await clock.stop();
+      if (clock instanceof BullMqClock) await clock.close();
+    },
+  };
 }
 
 export async function createServices(config: Config): Promise<Services> {
@@ -200,6 +254,8 @@ export async function createServices(config: Config): Promise<Services> {
   const ai = createAiProviders(config);
   closeHooks.push(() => ai.close());
   const checkouts = new Checkouts(store.db, ledger, config.checkout, provider);
+  const monitors = createMonitors(config, store, jobService, fetcher, youtube);
+  closeHooks.push(() => monitors.close());
   const services: Services = {
     config,
     store,
@@ -265,6 +321,7 @@ export async function createServices(config: Config): Promise<Services> {
       closeHooks.push(hook);
     },
     jobs: { registry, records, items: new JobItems(store.db, store.workerDb), queue, service: jobService },
+    monitors,
     async close() {
       for (const hook of closeHooks.reverse()) await hook().catch(() => {});
       await jobService.flushed();

@@ -28,6 +28,7 @@ import { extractRoutes } from './routes/extract.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { monitorRoutes } from './routes/monitors.js';
 import { referenceRoutes } from './routes/reference.js';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { registerRequestObservability, systemRoutes } from './routes/system.js';
@@ -206,6 +207,7 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   await app.register(videoDescribeRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(videoOcrRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(extractRoutes, only(ctx, 'platforms', ...jobRouteDeps));
+  await app.register(monitorRoutes, only(ctx, 'monitors', 'charges', 'config'));
   await app.register(dashboardRoutes);
   await app.register(mcpRoutes, only(ctx, 'rateLimiter', 'accountRateLimiter'));
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));

@@ -13,6 +13,7 @@ import type { JobItems } from '../jobs/items.js';
 import type { JobService } from '../jobs/service.js';
 import type { Transcripts } from '../media/transcripts.js';
 import type { TranscriptTranslations } from '../media/translations.js';
+import type { MonitorService } from '../monitors/service.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
 import type { RateLimiter } from '../ratelimit/token-bucket.js';
 import type { Platforms } from '../sources/platforms.js';
@@ -61,6 +62,8 @@ export interface HttpContext {
   readonly transcripts: Pick<Transcripts, 'transcript'>;
   /** Transcript translation: the platform's own, else the language model's. */
   readonly translations: Pick<TranscriptTranslations, 'translate'>;
+  /** Monitors: scheduled checks of channels, playlists, pages and sites, and their events. */
+  readonly monitors: { readonly service: MonitorService };
   /** The database (and Redis, when configured) answer; else a 503 naming which. */
   readiness(): Promise<{ database: string; redis: string }>;
 }

@@ -54,6 +54,8 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
     .map((k) => ({ kind: k.kind, concurrency: jobs.registry.concurrencyOf(k.kind) }));
   await jobs.queue.start(kinds, runner);
   webhooks.start();
+  // Monitors' ticks queue their checks wherever jobs run.
+  await services.monitors.startTicks();
   const sweeper = setInterval(
     () => void sweep().catch((err) => log.error({ err }, 'sweep failed')),
     config.jobs.sweepMs,
@@ -65,6 +67,7 @@ export async function startJobProcessing(services: Services, log: Logger): Promi
     async stop(graceMs = 25_000) {
       clearInterval(sweeper);
       unwatch();
+      await services.monitors.stopTicks();
       const force = setTimeout(() => runner.abortAll(), graceMs);
       force.unref();
       await jobs.queue.drain();

@@ -23,21 +23,42 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
 export async function enqueueWebhook(tx: Tx, ended: JobRow, kinds: KnownKinds): Promise<void> {
   if (!ended.webhook_url) return;
   const event: WebhookEvent = `job.${ended.status as 'completed' | 'failed' | 'cancelled'}`;
-  const now = Date.now();
-  const payload = JSON.stringify({
+  await queueDelivery(tx, {
+    accountId: ended.account_id,
+    about: ended.id,
+    url: ended.webhook_url,
     type: event,
-    timestamp: now,
     data: { jobId: ended.id, ...pollAnswer(kinds, ended) },
   });
+}
+
+/** One webhook to send: what it is about (a job, a monitor's event), where, and its `type` and `data`. */
+export interface Delivery {
+  accountId: string;
+  /** The job or event it is about (webhook_deliveries.job_id). */
+  about: string;
+  url: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Writes a delivery into the outbox inside the caller's transaction, so it is sent (by the
+ * dispatcher) exactly when what it tells of is committed. Its id, which the receiver sees as
+ * `webhook-id`.
+ */
+export async function queueDelivery(tx: Db | Tx, d: Delivery): Promise<string> {
+  const now = Date.now();
+  const id = newId('msg');
   await tx
     .insertInto('webhook_deliveries')
     .values({
-      id: newId('msg'),
-      account_id: ended.account_id,
-      job_id: ended.id,
-      url: ended.webhook_url,
-      event_type: event,
-      payload,
+      id,
+      account_id: d.accountId,
+      job_id: d.about,
+      url: d.url,
+      event_type: d.type,
+      payload: JSON.stringify({ type: d.type, timestamp: now, data: d.data }),
       status: 'pending',
       next_attempt_at: now,
       locked_until: null,
@@ -47,6 +68,7 @@ export async function enqueueWebhook(tx: Tx, ended: JobRow, kinds: KnownKinds): 
       delivered_at: null,
     })
     .execute();
+  return id;
 }
 
 export interface WebhookSettings {

@@ -170,6 +170,58 @@ export interface RequestHoldsTable {
   created_at: number;
 }
 
+/** A scheduled check of a channel, playlist, page or site (src/monitors/). */
+export interface MonitorsTable {
+  id: string;
+  account_id: string;
+  kind: 'channel' | 'playlist' | 'page' | 'site';
+  /** What is watched, canonical: a channel id, a playlist id, a URL. */
+  target: string;
+  /** A label for people (the channel's or playlist's title, the caller's name). */
+  name: string | null;
+  /** JSON of the kind's options (transcript, render, schema, limit, …). */
+  options: string;
+  /** The caller's schedule: an interval (`15m`) or a cron expression, with `timezone` for cron. */
+  every: string;
+  timezone: string | null;
+  webhook_url: string | null;
+  status: 'active' | 'paused';
+  /** Why it is paused: its owner asked (`user`) or the credits ran out (`credits`). */
+  paused_reason: 'user' | 'credits' | null;
+  /** JSON of what the last check saw; null until the first check sets the baseline. */
+  state: string | null;
+  /** Bumped by every state write: a check writes only over the state it read. */
+  state_version: Generated<number>;
+  /** Where interval ticks count from (creation, or the last schedule change). */
+  anchor_at: number;
+  /** The next tick (embedded deployment's schedule); null while paused by its owner. */
+  next_check_at: number | null;
+  last_check_at: number | null;
+  checks: Generated<number>;
+  events: Generated<number>;
+  /** Authorises the Atom feed (feed readers cannot send headers); rotating it revokes the old URL. */
+  feed_token: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Something a monitor's check found (a new video, a page change) or that happened to it. */
+export interface MonitorEventsTable {
+  id: string;
+  monitor_id: string;
+  account_id: string;
+  type: string;
+  /** Unique per monitor: the same finding is recorded once however often a check runs. */
+  dedupe_key: string;
+  /** JSON of the event's data. */
+  data: string;
+  /** The check that found it. */
+  job_id: string | null;
+  /** Its webhook delivery (webhook_deliveries.id), when the monitor has a webhook. */
+  delivery_id: string | null;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -183,6 +235,8 @@ export interface Database {
   ledger_sums: LedgerSumsTable;
   job_counts: JobCountsTable;
   job_count_deltas: JobCountDeltasTable;
+  monitors: MonitorsTable;
+  monitor_events: MonitorEventsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -192,3 +246,5 @@ export type NewCreditTransaction = Insertable<CreditTransactionsTable>;
 export type CheckoutRow = Selectable<CheckoutsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type MonitorRow = Selectable<MonitorsTable>;
+export type MonitorEventRow = Selectable<MonitorEventsTable>;

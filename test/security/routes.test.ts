@@ -29,6 +29,8 @@ const EXPECTED_PUBLIC = [
   'GET /dashboard',
   'GET /dashboard/',
   'GET /favicon.ico',
+  // A monitor's Atom feed: feed readers cannot send headers, so the token in its URL authorises it.
+  'GET /v1/monitors/:id/feed.atom',
 ].sort();
 
 const PASSWORD = 'correct horse battery';

@@ -262,6 +262,37 @@ function browseAnswer(name: string): string | Buffer {
     : body;
 }
 
+/** The distinct video ids anywhere inside a value. */
+function videoIdsIn(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) videoIdsIn(v, into);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'videoId' && typeof v === 'string') into.add(v);
+      else videoIdsIn(v, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * A listing as it was before some of its videos were published: every list item that is about one
+ * of `hidden` alone (its renderer, thumbnails and links name no other video) is left out.
+ */
+export function withoutVideos(value: unknown, hidden: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) {
+    return value
+      .filter((item) => {
+        const ids = videoIdsIn(item);
+        return !(ids.size === 1 && hidden.has([...ids][0]!));
+      })
+      .map((item) => withoutVideos(item, hidden));
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutVideos(v, hidden)]));
+  }
+  return value;
+}
+
 /** Which tab browse params ask for ('' for none), or the params themselves when unknown. */
 function tabOf(params: string | undefined): string {
   if (!params) return '';
@@ -290,6 +321,7 @@ export interface SignedInGate {
 }
 
 export interface YouTubeReplayOptions {
+  /** Read at each request (as `watch` is): a test may add a video's answers after the start. */
   players?: Record<string, Record<string, string>>;
   /**
    * videoId → a sign-in gate: /player answers the captured age-restricted LOGIN_REQUIRED to any client
@@ -317,6 +349,11 @@ export interface YouTubeReplayOptions {
   resolve?: Record<string, string>;
   searches?: Record<string, string>;
   searchContinuations?: Record<string, string>;
+  /**
+   * Videos not published yet: browse answers (channel tabs, playlists) leave them out while they
+   * are in the set. A test deletes an id to have the channel or playlist gain that video.
+   */
+  hiddenVideos?: Set<string>;
 }
 
 export interface YouTubeReplay extends Loopback {
@@ -387,7 +424,7 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
           const cookies = (req.headers.cookie ?? '').split(';').map((c) => c.trim());
           return json(200, youtubeFixture(cookies.includes(gate.cookie) ? gate.player : CAPTURES.playerAge));
         }
-        const byClient = players[body.videoId ?? ''];
+        const byClient = options.players?.[body.videoId ?? ''] ?? players[body.videoId ?? ''];
         if (!byClient) return json(200, youtubeFixture(CAPTURES.playerUnavailable));
         const file = byClient[entry.client ?? ''] ?? byClient['*'];
         return file ? json(200, youtubeFixture(file)) : json(400, INVALID_JSON);
@@ -405,6 +442,10 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
         const tabs = channels[id];
         if (!tabs) return /^UC[\w-]{22}$/.test(id) ? json(200, NO_CHANNEL_JSON) : json(400, INVALID_JSON);
         const name = tabs[tabOf(body.params)] ?? tabs['*'] ?? tabs[''];
+        if (name && options.hiddenVideos?.size) {
+          const answer = JSON.parse(browseAnswer(name).toString()) as unknown;
+          return json(200, JSON.stringify(withoutVideos(answer, options.hiddenVideos)));
+        }
         if (name === HTTP_404) return json(404, NOT_FOUND_JSON);
         return name ? json(200, browseAnswer(name)) : json(400, INVALID_JSON);
       }
@@ -437,7 +478,7 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
         return json(200, browseAnswer(nextContinuations[body.continuation] ?? END));
       }
       if (url.pathname === '/youtubei/v1/next') {
-        const file = watch[body.videoId ?? ''];
+        const file = options.watch?.[body.videoId ?? ''] ?? watch[body.videoId ?? ''];
         const data = file ? initialData(youtubeText(file)) : null;
         return data ? send(200, 'application/json', data) : send(404, 'application/json', '{}');
       }
@@ -462,7 +503,7 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
       if (options.consent && !(req.headers.cookie ?? '').includes(`CONSENT=YES+${CONSENT_V}`)) {
         return send(200, 'text/html; charset=utf-8', youtubeFixture(CAPTURES.consentPage));
       }
-      const file = watch[url.searchParams.get('v') ?? ''];
+      const file = options.watch?.[url.searchParams.get('v') ?? ''] ?? watch[url.searchParams.get('v') ?? ''];
       return file
         ? send(200, 'text/html; charset=utf-8', youtubeFixture(file))
         : send(404, 'text/html', '<html><body>404</body></html>');

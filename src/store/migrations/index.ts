@@ -10,6 +10,7 @@ import * as m008 from './008-checkout-confirm-token.js';
 import * as m009 from './009-history-at-scale.js';
 import * as m010 from './010-job-cancel-requests.js';
 import * as m011 from './011-hold-entries-by-job.js';
+import * as m012 from './012-monitors.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '009-history-at-scale': m009,
   '010-job-cancel-requests': m010,
   '011-hold-entries-by-job': m011,
+  '012-monitors': m012,
 };

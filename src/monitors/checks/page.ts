@@ -1,0 +1,140 @@
+// A check of one web page: scrape it and compare with the last snapshot. What changes on every
+// fetch (a rotating ad, a timestamp, a token in a link) must not be reported: the baseline is two
+// fetches whose differences are learned as volatile, and a change is confirmed by one more fetch —
+// what differs again is volatile too; only what stayed the same in both is reported. A 404/410 is
+// `gone`, a page answering again after that is `back`.
+import { prices } from '../../billing/prices.js';
+import { AppError } from '../../errors.js';
+import type { ScrapedPage, ScrapeOptions } from '../../sources/web/scraper.js';
+import { comparePages, learnVolatile } from '../page-diff.js';
+import type { CheckContext, CheckOutcome } from './check.js';
+
+/** The snapshot's text is kept up to this size (the scraper's own cap is larger). */
+const SNAPSHOT_MAX_CHARS = 2_000_000;
+/** Volatile slots remembered (a page with more is all noise anyway). */
+const VOLATILE_KEPT = 500;
+
+export interface PageState {
+  /** `gone` after a 404/410. */
+  status: 'up' | 'gone';
+  markdown: string;
+  title: string | null;
+  volatile: string[];
+}
+
+export interface PageCheckDeps {
+  scrape(url: string, options: ScrapeOptions): Promise<ScrapedPage>;
+}
+
+export interface PageCheckInput {
+  url: string;
+  render?: ScrapeOptions['render'];
+}
+
+/** The page, or null when it answered 404/410. */
+async function fetchPage(
+  deps: PageCheckDeps,
+  input: PageCheckInput,
+  ctx: CheckContext,
+): Promise<{ markdown: string; title: string | null; url: string } | null> {
+  try {
+    const page = await deps.scrape(input.url, {
+      ...(input.render && { render: input.render }),
+      signal: ctx.signal,
+      account: ctx.accountId,
+    });
+    return { markdown: page.content.slice(0, SNAPSHOT_MAX_CHARS), title: page.name, url: page.url };
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') return null;
+    throw err;
+  }
+}
+
+const merged = (a: readonly string[], b: readonly string[]) =>
+  [...new Set([...a, ...b])].slice(0, VOLATILE_KEPT);
+
+export async function checkPage(
+  deps: PageCheckDeps,
+  input: PageCheckInput,
+  state: PageState | null,
+  ctx: CheckContext,
+): Promise<CheckOutcome<PageState>> {
+  // One scrape's price whatever the fetches behind it (the second fetch is ours, to learn the noise).
+  const cost = prices.syncRequest;
+  const first = await fetchPage(deps, input, ctx);
+  if (!state) {
+    if (!first)
+      return {
+        state: { status: 'gone', markdown: '', title: null, volatile: [] },
+        events: [],
+        cost,
+        baseline: true,
+      };
+    const again = await fetchPage(deps, input, ctx);
+    const volatile = again ? learnVolatile([first.markdown, again.markdown]) : [];
+    return {
+      state: {
+        status: 'up',
+        markdown: first.markdown,
+        title: first.title,
+        volatile: volatile.slice(0, VOLATILE_KEPT),
+      },
+      events: [],
+      cost,
+      baseline: true,
+    };
+  }
+  if (!first) {
+    if (state.status === 'gone') return { state, events: [], cost, baseline: false };
+    return {
+      state: { ...state, status: 'gone' },
+      events: [
+        { type: 'page.gone', dedupeKey: `gone:${ctx.jobId}`, data: { url: input.url, title: state.title } },
+      ],
+      cost,
+      baseline: false,
+    };
+  }
+  if (state.status === 'gone') {
+    // Back: a new baseline (what it shows now may be anything), reported as such.
+    return {
+      state: { status: 'up', markdown: first.markdown, title: first.title, volatile: state.volatile },
+      events: [
+        { type: 'page.back', dedupeKey: `back:${ctx.jobId}`, data: { url: input.url, title: first.title } },
+      ],
+      cost,
+      baseline: false,
+    };
+  }
+  const seen = comparePages(state.markdown, first.markdown, state.volatile);
+  if (!seen.changed)
+    return { state: { ...state, title: first.title ?? state.title }, events: [], cost, baseline: false };
+
+  // Confirm: what differs between this fetch and one more is noise; what stays is the change.
+  const confirm = await fetchPage(deps, input, ctx);
+  const latest = confirm ?? first;
+  const volatile = confirm
+    ? merged(state.volatile, learnVolatile([first.markdown, confirm.markdown]))
+    : state.volatile;
+  const change = comparePages(state.markdown, latest.markdown, volatile);
+  if (!change.changed) return { state: { ...state, volatile }, events: [], cost, baseline: false };
+  return {
+    state: { status: 'up', markdown: latest.markdown, title: latest.title, volatile },
+    events: [
+      {
+        type: 'page.changed',
+        dedupeKey: `changed:${ctx.jobId}`,
+        data: {
+          url: input.url,
+          title: latest.title,
+          diff: change.diff,
+          sections: change.sections,
+          added: change.added,
+          removed: change.removed,
+        },
+      },
+    ],
+    cost,
+    baseline: false,
+  };
+}
