@@ -3,7 +3,10 @@
 
 import type { JobItems } from './jobs/items.js';
 import type { JobService } from './jobs/service.js';
+import { budget } from './media/ai/budget.js';
+import { requireProvider } from './media/ai/providers.js';
 import { type AiJobServices, registerAiJobs } from './media/ai-jobs.js';
+import { extractFromPage } from './media/llm/extract.js';
 import { registerOcr } from './media/ocr-job.js';
 import type { Transcripts } from './media/transcripts.js';
 import { registerMonitorChecks } from './monitors/check-job.js';
@@ -73,6 +76,13 @@ function monitorCheckDeps(services: CapabilityServices): Parameters<typeof regis
     pages: {
       scrape: (url, options) => web.scraper.scrapeNow(url, options),
       map: (url, options) => web.mapper.map(url, options),
+      extract(schema, markdown, signal) {
+        requireProvider(services.config.ai.llm, 'a language model');
+        return extractFromPage(services.ai.llm, schema, markdown, {
+          budget: budget(services.config.ai.requestTimeoutMs),
+          signal,
+        });
+      },
     },
   };
 }

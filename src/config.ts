@@ -1,7 +1,9 @@
 // The one place that reads process.env: every setting is parsed, validated and frozen here.
+
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseDuration } from './durations.js';
 import { CookieFileError, CookieJar, parseCookiesTxt } from './net/cookies.js';
 import { PLATFORM_HOSTS } from './sources/platform-hosts.js';
 import { ClientTableError, type PlayerClient, parseClientTable } from './sources/youtube/client-table.js';
@@ -231,20 +233,12 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
-/** A duration such as `5m`, `30s`, `1h`, `250ms` or plain seconds (`300`), in ms. */
-export function parseDurationMs(text: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(text.trim());
-  if (!m) return null;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's').toLowerCase()]!;
-  return Math.round(Number(m[1]) * unit);
-}
-
 function durationMs(env: Env, name: string, fallback: number): number {
   const raw = str(env, name);
   if (raw === null) return fallback;
-  const ms = parseDurationMs(raw);
+  const ms = parseDuration(raw);
   if (ms === null || ms < 1)
-    throw new ConfigError(name, `must be a duration such as 5m, 30s or 300, got "${raw}"`);
+    throw new ConfigError(name, `must be a duration such as 5m, 30s, PT5M or 300 (seconds), got "${raw}"`);
   return ms;
 }
 

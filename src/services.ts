@@ -156,6 +156,7 @@ function createMonitors(
     },
     scheduler: clock,
     settings: config.monitors,
+    canExtract: Boolean(config.ai.llm.baseUrl),
   });
   return {
     service,

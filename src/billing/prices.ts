@@ -22,6 +22,8 @@ export const prices = {
   searchPerPage: 1,
   /** Translation by the language model (when the platform has none), per model call of ≤ 4,000 characters. */
   translationPerModelCall: 2,
+  /** A page monitor's fields (its JSON Schema), per extraction by the language model. */
+  pageFieldsExtraction: 2,
 } as const;
 
 /** "1 credit", "5 credits": every message that states an amount says it this way. */
@@ -45,6 +47,10 @@ export const priceTable: ReadonlyArray<readonly [string, string]> = [
   [
     'Transcript translation',
     "1 credit for the platform's own translation; by the language model, 1 + 2 per call of up to 4,000 characters",
+  ],
+  [
+    'Monitor check',
+    'what its requests cost: 1 per listing, scrape or map, 1 per new video reported (its metadata), each transcript at its price, 1 per page scraped by a site monitor, 2 per extraction of a page monitor’s fields (at the baseline and when the page changed); a failed check costs nothing',
   ],
   ['Polling, account, keys, usage, jobs, packages', 'free'],
 ];

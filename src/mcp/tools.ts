@@ -131,6 +131,41 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     path: '/v1/jobs/{jobId}',
   },
   {
+    name: 'monitor_create',
+    description:
+      'Watch a channel or playlist for new videos, or a page or a site for changes, checked on a schedule ' +
+      '(`every`: an interval like 1h or a cron expression). The first check sets the baseline; later ' +
+      'checks record events (read them with monitor_events). Each check costs what its requests cost.',
+    method: 'POST',
+    path: '/v1/monitors',
+  },
+  {
+    name: 'monitor_list',
+    description:
+      "Your monitors, newest first: each one's id, kind, target, schedule, status and counts of checks " +
+      'and events. `next` is the cursor of the following page.',
+    method: 'GET',
+    path: '/v1/monitors',
+  },
+  {
+    name: 'monitor_events',
+    description:
+      "A monitor's events by its `id`, newest first: video.new, page.changed (with a diff), page.gone, " +
+      'page.back, site.changed, check.failed, monitor.paused, monitor.resumed. ' +
+      '`next` is the cursor of the following page.',
+    method: 'GET',
+    path: '/v1/monitors/{id}/events',
+  },
+  {
+    name: 'monitor_check',
+    description:
+      'Check a monitor by its `id` now, outside its schedule (a job; what it finds is read with ' +
+      `monitor_events). ${WAIT_NOTE}`,
+    method: 'POST',
+    path: '/v1/monitors/{id}/check',
+    poll: '/v1/jobs/{jobId}',
+  },
+  {
     name: 'balance',
     description: 'Your account: its e-mail and credit balance.',
     method: 'GET',

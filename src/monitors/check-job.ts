@@ -44,6 +44,7 @@ export const CheckInput = Type.Object({
   maxVideos: Type.Optional(Type.Integer({ minimum: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
   scrape: Type.Optional(Type.Boolean()),
+  fields: Type.Optional(Type.Boolean()),
   /** The tick it is for (scheduled), or absent (asked for now). */
   tick: Type.Optional(Type.String()),
 });
@@ -73,12 +74,12 @@ export function checkInputOf(monitor: MonitorRow, tick?: string): CheckJobInput 
       limit: options.limit ?? DEFAULT_SITE_LIMIT,
       scrape: options.scrape ?? false,
     }),
+    ...(monitor.kind === 'page' && options.schema !== undefined && { fields: true }),
     ...(tick !== undefined && { tick }),
   };
 }
 
-const estimateOf = (input: CheckJobInput) =>
-  checkEstimate(input.kind, { maxVideos: input.maxVideos, limit: input.limit, scrape: input.scrape });
+const estimateOf = (input: CheckJobInput) => checkEstimate(input.kind, input);
 
 /** A balance short of the estimate reports fewer new videos (or scrapes fewer pages) this time. */
 function fitCheckToBalance(input: CheckJobInput, balance: number): CheckJobInput {
@@ -164,7 +165,11 @@ async function runCheck(
     case 'page':
       return checkPage(
         deps.pages,
-        { url: monitor.target, ...(options.render && { render: options.render }) },
+        {
+          url: monitor.target,
+          ...(options.render && { render: options.render }),
+          ...(options.schema && { schema: options.schema }),
+        },
         state as PageState | null,
         ctx,
       );

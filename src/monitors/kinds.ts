@@ -84,16 +84,25 @@ export const OPTIONS_OF: Readonly<Record<MonitorKind, ReadonlyArray<keyof Monito
 export const DEFAULT_MAX_VIDEOS = 10;
 export const DEFAULT_SITE_LIMIT = 100;
 
+/** What sizes a check's hold (copied into its job input from the monitor's options). */
+export interface CheckSize {
+  maxVideos?: number;
+  limit?: number;
+  scrape?: boolean;
+  /** A page monitor with a schema: its fields are extracted. */
+  fields?: boolean;
+}
+
 /** The most one check of a monitor can cost (its transcripts are billed apart, each at its price). */
-export function checkEstimate(kind: MonitorKind, options: MonitorOptionValues): number {
+export function checkEstimate(kind: MonitorKind, size: CheckSize): number {
   switch (kind) {
     case 'channel':
     case 'playlist':
       // The listing, and the metadata of each new video reported.
-      return prices.syncRequest * (1 + (options.maxVideos ?? DEFAULT_MAX_VIDEOS));
+      return prices.syncRequest * (1 + (size.maxVideos ?? DEFAULT_MAX_VIDEOS));
     case 'page':
-      return prices.syncRequest;
+      return prices.syncRequest + (size.fields ? prices.pageFieldsExtraction : 0);
     case 'site':
-      return prices.syncRequest * (1 + (options.scrape ? (options.limit ?? DEFAULT_SITE_LIMIT) : 0));
+      return prices.syncRequest * (1 + (size.scrape ? (size.limit ?? DEFAULT_SITE_LIMIT) : 0));
   }
 }

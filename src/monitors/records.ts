@@ -80,7 +80,9 @@ export class MonitorRecords {
   async update(
     tx: Db | Tx,
     id: string,
-    changes: Partial<Omit<MonitorsTable, 'id' | 'account_id' | 'state_version' | 'checks' | 'events'>>,
+    changes: Partial<
+      Omit<MonitorsTable, 'id' | 'account_id' | 'state_version' | 'ticks' | 'checks' | 'events'>
+    >,
   ): Promise<MonitorRow | undefined> {
     return tx
       .updateTable('monitors')
@@ -110,6 +112,11 @@ export class MonitorRecords {
       .orderBy('next_check_at')
       .limit(limit)
       .execute();
+  }
+
+  /** Counts a tick taken. */
+  async countTick(id: string): Promise<void> {
+    await this.db.updateTable('monitors').set({ ticks: sql`ticks + 1` }).where('id', '=', id).execute();
   }
 
   /** Moves a due tick on, only if nobody else did: true when this caller owns the tick. */

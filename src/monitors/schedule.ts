@@ -3,6 +3,7 @@
 // upsertJobScheduler (`{ every }` or `{ pattern, tz }`), which runs the same cron-parser, so both agree.
 // Pure: `now` is always passed in.
 import { CronExpressionParser } from 'cron-parser';
+import { parseDuration } from '../durations.js';
 import { invalid } from '../errors.js';
 
 export type Schedule =
@@ -23,33 +24,6 @@ const BUSY_HORIZON_MS = 7 * DAY;
 const BUSY_MAX_TICKS = 10_080;
 
 const ACCEPTED = "an interval like 15m or 1h, or a cron expression like '0 9 * * 1-5'";
-const UNITS: Record<string, number> = { w: 7 * DAY, d: DAY, h: HOUR, m: MINUTE, s: SECOND };
-
-/**
- * A duration setting or interval as milliseconds, or null if it is not one: `300` (seconds), `30s`,
- * `5m`, `1h30m`, `1d`, `2w`, or ISO 8601 `PT15M`, `P1DT2H`, `P1W`. Whole numbers only, and no years or
- * months (their length varies). Case-insensitive.
- */
-export function parseDuration(text: string): number | null {
-  const t = text.trim().toLowerCase();
-  let ms: number;
-  if (/^\d+$/.test(t)) ms = Number(t) * SECOND;
-  else if (/^(\d+[wdhms])+$/.test(t)) ms = sumUnits(t);
-  else {
-    const iso = /^p(?:(\d+)w)?(?:(\d+)d)?(?:t(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?)?$/.exec(t);
-    // `P` and `PT` alone match the pattern but name no duration.
-    if (!iso || t === 'p' || t.endsWith('t')) return null;
-    const [, w = '0', d = '0', h = '0', m = '0', s = '0'] = iso;
-    ms = Number(w) * UNITS.w! + Number(d) * DAY + Number(h) * HOUR + Number(m) * MINUTE + Number(s) * SECOND;
-  }
-  return Number.isSafeInteger(ms) ? ms : null;
-}
-
-function sumUnits(t: string): number {
-  let ms = 0;
-  for (const [, n, unit] of t.matchAll(/(\d+)([wdhms])/g)) ms += Number(n) * UNITS[unit!]!;
-  return ms;
-}
 
 /** Parses the caller's `every` (+ `timezone`), refusing what is too frequent, too rare or malformed. */
 export function parseSchedule(

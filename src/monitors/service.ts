@@ -58,6 +58,8 @@ export interface MonitorServiceDeps {
   resolver: TargetResolver;
   scheduler: MonitorScheduler;
   settings: Config['monitors'];
+  /** Whether a language model is configured (a page monitor's `schema` needs one). */
+  canExtract: boolean;
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -85,6 +87,12 @@ export class MonitorService {
     const { records, settings } = this.deps;
     const now = Date.now();
     const options = optionsFor(spec.kind, spec);
+    if (options.schema !== undefined && !this.deps.canExtract) {
+      throw invalid(
+        'schema',
+        'extracting fields needs a language model, and none is configured on this server (UNFURL_AI_BASE_URL)',
+      );
+    }
     const schedule = parseSchedule(spec.every, spec.timezone, settings.minIntervalMs, now);
     if (spec.webhookUrl !== undefined)
       await this.deps.fetcher.checkResolvedUrl(spec.webhookUrl, 'webhookUrl');
@@ -107,6 +115,7 @@ export class MonitorService {
       // The first check (the baseline) runs at once; the schedule takes over from the next tick.
       next_check_at: nextTick(schedule, now, now),
       last_check_at: null,
+      ticks: 0,
       checks: 0,
       events: 0,
       feed_token: randomBase62(32),
@@ -162,6 +171,12 @@ export class MonitorService {
     const now = Date.now();
     const set: Parameters<MonitorRecords['update']>[2] = {};
     const optionChanges = pickOptions(changes);
+    if (optionChanges.schema !== undefined && !this.deps.canExtract) {
+      throw invalid(
+        'schema',
+        'extracting fields needs a language model, and none is configured on this server (UNFURL_AI_BASE_URL)',
+      );
+    }
     if (Object.keys(optionChanges).length) {
       const merged = { ...(JSON.parse(current.options) as MonitorOptionValues), ...optionChanges };
       set.options = JSON.stringify(optionsFor(current.kind, merged));
@@ -260,6 +275,7 @@ export class MonitorService {
       return;
     }
     if (monitor.status === 'paused' && monitor.paused_reason === 'user') return;
+    await this.deps.records.countTick(monitorId);
     try {
       await this.queueCheck(monitor, tick);
     } catch (err) {

@@ -197,6 +197,8 @@ export interface MonitorsTable {
   /** The next tick (embedded deployment's schedule); null while paused by its owner. */
   next_check_at: number | null;
   last_check_at: number | null;
+  /** Ticks of its schedule taken (a tick while its last check still runs joins that check). */
+  ticks: Generated<number>;
   checks: Generated<number>;
   events: Generated<number>;
   /** Authorises the Atom feed (feed readers cannot send headers); rotating it revokes the old URL. */

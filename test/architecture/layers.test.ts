@@ -88,6 +88,7 @@ const SERVICE_LAYERS = [
   'accounts/',
   'sources/',
   'media/',
+  'monitors/',
   'main/',
 ];
 
@@ -97,6 +98,16 @@ const RULES: Array<{ from: string; not: string[]; why: string }> = [
   { from: 'net/', not: [...SERVICE_LAYERS, 'store/'], why: 'the outbound layer knows no service' },
   { from: 'sources/', not: ['http/', 'main/', 'services.ts'], why: 'platforms know nothing of HTTP routes' },
   { from: 'media/', not: ['http/', 'main/', 'services.ts'], why: 'media work knows nothing of HTTP routes' },
+  {
+    from: 'monitors/',
+    not: ['http/', 'main/', 'services.ts', 'capabilities.ts'],
+    why: 'monitors know nothing of HTTP routes or of how a process is put together',
+  },
+  {
+    from: 'jobs/',
+    not: ['monitors/', 'sources/', 'media/'],
+    why: 'the job engine names no kind: kinds register themselves (capabilities.ts)',
+  },
   {
     from: 'http/',
     not: ['store/', 'main/', 'services.ts'],

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { disposeEnv } from '../support/job-processes.js';
+import { type ChatCall, type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
 import { quietLogger } from '../support/quiet-logger.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,11 +67,25 @@ class Site {
 let t: TestApp;
 let processing: JobProcessing;
 let key: string;
+let ai: OpenAiServer;
 const site = new Site();
+const fieldsSite = new Site();
+
+/** The "model": reads the price and the seats from the page it is sent, answers them as JSON. */
+function readsThePage(call: ChatCall): string {
+  const price = /costs (\d+) dollars/.exec(call.text)?.[1];
+  const seats = /includes (\w+) seats/.exec(call.text)?.[1];
+  return JSON.stringify({ price: price ? Number(price) : null, seats: seats ?? null });
+}
 
 beforeAll(async () => {
   await site.start();
+  await fieldsSite.start();
+  ai = await startOpenAiServer();
+  ai.chat = readsThePage;
   t = await createTestApp({
+    UNFURL_AI_BASE_URL: ai.baseUrl,
+    UNFURL_AI_API_KEY: 'sk-test-key',
     UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
     UNFURL_MONITOR_MIN_INTERVAL: '1s',
     UNFURL_MONITOR_POLL_MS: '50',
@@ -89,6 +104,8 @@ afterAll(async () => {
   await t.services.close();
   await disposeEnv(t.env);
   await site.close();
+  await fieldsSite.close();
+  await ai.close();
 });
 
 const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
@@ -160,5 +177,41 @@ describe('a page monitor', () => {
 
     const paused = await api('PATCH', `/v1/monitors/${m.id}`, { paused: true });
     expect(paused.json()).toMatchObject({ status: 'paused', pausedReason: 'user', nextCheckAt: null });
+  });
+
+  it('extracts the fields of its schema and reports which changed, from → to', async () => {
+    const before = (await api('GET', '/v1/account')).json().credits;
+    const created = await api('POST', '/v1/monitors', {
+      kind: 'page',
+      target: fieldsSite.url('/pricing'),
+      every: '1s',
+      schema: {
+        type: 'object',
+        properties: { price: { type: 'number' }, seats: { type: 'string' } },
+        required: ['price', 'seats'],
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const m = created.json();
+    const baseline = await waitChecks(m.id, 1);
+    expect(baseline.lastChecks.at(-1)).toMatchObject({ status: 'completed', cost: 3 });
+    expect(before - (await api('GET', '/v1/account')).json().credits).toBeGreaterThanOrEqual(3);
+
+    fieldsSite.pricing = 'The Pro plan now costs 25 dollars a month and includes ten seats.';
+    const deadline = Date.now() + 20_000;
+    let events = await eventsOf(m.id);
+    while (!events.length && Date.now() < deadline) {
+      await sleep(100);
+      events = await eventsOf(m.id);
+    }
+    expect(events.map((e) => e.type)).toEqual(['page.changed']);
+    expect(events[0]!.data.fields).toEqual([
+      { field: 'price', from: 20, to: 25 },
+      { field: 'seats', from: 'five', to: 'ten' },
+    ]);
+    expect(events[0]!.data.data).toEqual({ price: 25, seats: 'ten' });
+    // The model was sent the page, not the noise's token-bearing links alone.
+    expect(ai.chats.at(-1)!.text).toContain('The Pro plan now costs 25 dollars');
+    await api('DELETE', `/v1/monitors/${m.id}`);
   });
 });

@@ -3,12 +3,12 @@
 // next-run computation BullMQ itself uses for job schedulers (its exported getNextMillis).
 import { getNextMillis } from 'bullmq';
 import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../../src/durations.js';
 import { AppError } from '../../src/errors.js';
 import {
   checksPerHour,
   describeSchedule,
   nextTick,
-  parseDuration,
   parseSchedule,
   type Schedule,
 } from '../../src/monitors/schedule.js';

@@ -293,6 +293,19 @@ export function withoutVideos(value: unknown, hidden: ReadonlySet<string>): unkn
   return value;
 }
 
+/** Listings without some videos, kept per answer and set of ids (monitors ask for the same ones often). */
+const trimmed = new Map<string, string>();
+function listingWithout(name: string, hidden: ReadonlySet<string>): string {
+  const key = `${name}\n${[...hidden].sort().join(',')}`;
+  let body = trimmed.get(key);
+  if (body === undefined) {
+    body = JSON.stringify(withoutVideos(JSON.parse(browseAnswer(name).toString()) as unknown, hidden));
+    if (trimmed.size > 200) trimmed.clear();
+    trimmed.set(key, body);
+  }
+  return body;
+}
+
 /** Which tab browse params ask for ('' for none), or the params themselves when unknown. */
 function tabOf(params: string | undefined): string {
   if (!params) return '';
@@ -442,10 +455,7 @@ export async function startYouTubeReplay(options: YouTubeReplayOptions = {}): Pr
         const tabs = channels[id];
         if (!tabs) return /^UC[\w-]{22}$/.test(id) ? json(200, NO_CHANNEL_JSON) : json(400, INVALID_JSON);
         const name = tabs[tabOf(body.params)] ?? tabs['*'] ?? tabs[''];
-        if (name && options.hiddenVideos?.size) {
-          const answer = JSON.parse(browseAnswer(name).toString()) as unknown;
-          return json(200, JSON.stringify(withoutVideos(answer, options.hiddenVideos)));
-        }
+        if (name && options.hiddenVideos?.size) return json(200, listingWithout(name, options.hiddenVideos));
         if (name === HTTP_404) return json(404, NOT_FOUND_JSON);
         return name ? json(200, browseAnswer(name)) : json(400, INVALID_JSON);
       }

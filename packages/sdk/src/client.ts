@@ -3,7 +3,9 @@
 import { type CrawlAndWaitOptions, crawlAndWait } from './crawl-wait.js';
 import {
   type CrawlPagesOptions,
+  type CursorListOptions,
   crawlPages,
+  cursorItems,
   type ListJobsOptions,
   listJobs,
   type WaitOptions,
@@ -22,8 +24,10 @@ import type {
   CrawlBody,
   CrawlPoll,
   CreatedKey,
+  CreateMonitorBody,
   Credentials,
   CreditPackage,
+  DeletedMonitor,
   DescribeBody,
   DescribePoll,
   ExtractBody,
@@ -39,6 +43,13 @@ import type {
   MapQuery,
   Me,
   MicroblogPost,
+  Monitor,
+  MonitorChanges,
+  MonitorEvent,
+  MonitorEventsPage,
+  MonitorEventsQuery,
+  MonitorsPage,
+  MonitorsQuery,
   OcrBody,
   OcrPoll,
   PlaylistMetadata,
@@ -85,6 +96,8 @@ interface CallSpec {
   query?: object;
   body?: unknown;
   options?: JobRequestOptions;
+  /** A success answer that is not JSON (an Atom feed): its type, asked for in Accept, and read as text. */
+  textOf?: string;
 }
 
 /** True when a transcript request answered 202: speech recognition runs as a job. */
@@ -114,6 +127,7 @@ export class Unfurl {
     const route = routes[name];
     const headers: Record<string, string> = {};
     if (spec.options?.idempotencyKey) headers['idempotency-key'] = spec.options.idempotencyKey;
+    if (spec.textOf) headers.accept = spec.textOf;
     const answer = await this.transport.request<T>({
       method: route.method,
       path: fillPath(name, spec.params),
@@ -121,6 +135,7 @@ export class Unfurl {
       body: spec.body,
       headers,
       signal: spec.options?.signal,
+      ...(spec.textOf && { responseType: 'text' as const }),
     });
     const c = answer.credits;
     if (c.charged !== null || c.held !== null || c.remaining !== null) this.lastCredits = c;
@@ -242,6 +257,71 @@ export class Unfurl {
   crawlPages(jobId: string, options?: CrawlPagesOptions) {
     return crawlPages(this.transport, jobId, options);
   }
+
+  // ---- monitors ----
+
+  readonly monitors = {
+    /**
+     * Starts watching a channel or playlist (new videos), a page or a site (changes). The first check
+     * runs at once and only sets the baseline; later ones record events (and send them to `webhookUrl`).
+     */
+    create: (body: CreateMonitorBody, options?: RequestOptions) =>
+      this.call<Monitor>('createMonitor', { body, options }),
+    /** Every monitor of the caller, newest first, fetched a page at a time as the loop goes on. */
+    list: (options: CursorListOptions = {}): AsyncGenerator<Monitor, void, undefined> =>
+      cursorItems(
+        (query, signal) => this.call<MonitorsPage>('listMonitors', { query, options: { signal } }),
+        (page) => page.monitors,
+        options,
+      ),
+    /** One page of /v1/monitors. */
+    page: (query: MonitorsQuery = {}, options?: RequestOptions) =>
+      this.call<MonitorsPage>('listMonitors', { query, options }),
+    /** A monitor with its last checks. */
+    get: (id: string, options?: RequestOptions) =>
+      this.call<Monitor>('getMonitor', { params: { id }, options }),
+    /** Changes a monitor (null clears a field); answers it as it is now. */
+    update: (id: string, changes: MonitorChanges, options?: RequestOptions) =>
+      this.call<Monitor>('updateMonitor', { params: { id }, body: changes, options }),
+    /** No more checks until resumed (records a `monitor.paused` event). */
+    pause: (id: string, options?: RequestOptions) => this.monitors.update(id, { paused: true }, options),
+    /** Checks again on its schedule (records a `monitor.resumed` event). */
+    resume: (id: string, options?: RequestOptions) => this.monitors.update(id, { paused: false }, options),
+    /** A new feed URL in the answer's `feedUrl`; the old one stops working at once. */
+    rotateFeedToken: (id: string, options?: RequestOptions) =>
+      this.monitors.update(id, { rotateFeedToken: true }, options),
+    /** Ends a monitor; its events are deleted with it. */
+    delete: (id: string, options?: RequestOptions) =>
+      this.call<DeletedMonitor>('deleteMonitor', { params: { id }, options }),
+    /**
+     * Checks now: a `monitor_check` job (a check already running answers its own id). Wait for it
+     * with `waitForJob(jobId, { kind: 'monitor_check' })`.
+     */
+    check: (id: string, options?: RequestOptions) =>
+      this.call<JobAccepted>('checkMonitor', { params: { id }, options }),
+    /** Every event of a monitor, newest first, fetched a page at a time as the loop goes on. */
+    events: (id: string, options: CursorListOptions = {}): AsyncGenerator<MonitorEvent, void, undefined> =>
+      cursorItems(
+        (query, signal) =>
+          this.call<MonitorEventsPage>('monitorEvents', { params: { id }, query, options: { signal } }),
+        (page) => page.events,
+        options,
+      ),
+    /** One page of a monitor's events, with the state of each one's webhook. */
+    eventsPage: (id: string, query: MonitorEventsQuery = {}, options?: RequestOptions) =>
+      this.call<MonitorEventsPage>('monitorEvents', { params: { id }, query, options }),
+    /**
+     * The monitor's Atom feed as XML text. `token` is the `token` of its `feedUrl` (the feed needs no
+     * key: the token authorises it); fetched from this client's server, whatever `feedUrl`'s host.
+     */
+    feed: (id: string, token: string, options?: RequestOptions) =>
+      this.call<string>('monitorFeed', {
+        params: { id },
+        query: { token },
+        options,
+        textOf: 'application/atom+xml',
+      }),
+  };
 
   // ---- transcripts ----
 

@@ -14,7 +14,7 @@ export {
   type UnfurlErrorCode,
   type UnfurlErrorInit,
 } from './errors.js';
-export type { CrawlPagesOptions, ListJobsOptions, WaitOptions } from './polling.js';
+export type { CrawlPagesOptions, CursorListOptions, ListJobsOptions, WaitOptions } from './polling.js';
 export { skipOf } from './polling.js';
 export { pagedKinds, pollRouteOfKind, type RouteName, routes } from './routes.js';
 export type { Answer, CreditHeaders, RetryOptions, TransportOptions } from './transport.js';

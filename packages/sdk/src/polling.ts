@@ -1,5 +1,6 @@
 // Waiting for jobs and walking paged answers: waitForJob polls the route of the job's kind until it
-// ends; crawlPages follows a crawl's `next`/`skip` while it runs; listJobs walks /v1/jobs by offset.
+// ends; crawlPages follows a crawl's `next`/`skip` while it runs; listJobs walks /v1/jobs by offset;
+// cursorItems walks any list answered as `{…, next}` pages (monitors, their events).
 import { UnfurlError } from './errors.js';
 import { fillPath, pagedKinds, pollRouteOfKind, type RouteName } from './routes.js';
 import { sleep, type Transport } from './transport.js';
@@ -212,5 +213,33 @@ export async function* listJobs(
     yield* body.jobs;
     if (!body.next || body.jobs.length === 0) return;
     query = { status, limit: pageSize, cursor: body.next };
+  }
+}
+
+export interface CursorListOptions {
+  /** Items per request (1–100, default 100). */
+  pageSize?: number;
+  /** Start after this `next` of an earlier page. */
+  cursor?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Every item of a list paged by cursor, one page at a time: each page after the previous page's
+ * `next`, until a page has none (or is empty, so a server that keeps answering `next` cannot loop).
+ */
+export async function* cursorItems<P extends { next: string | null }, T>(
+  page: (query: { limit: number; cursor?: string }, signal?: AbortSignal) => Promise<P>,
+  items: (page: P) => T[],
+  options: CursorListOptions = {},
+): AsyncGenerator<T, void, undefined> {
+  const { pageSize = 100, signal } = options;
+  let cursor = options.cursor;
+  for (;;) {
+    const body = await page({ limit: pageSize, ...(cursor && { cursor }) }, signal);
+    const got = items(body);
+    yield* got;
+    if (!body.next || got.length === 0) return;
+    cursor = body.next;
   }
 }

@@ -48,9 +48,17 @@ export const routes = {
   describePoll: { method: 'GET', path: '/v1/video/describe/{jobId}' },
   extract: { method: 'POST', path: '/v1/extract' },
   extractPoll: { method: 'GET', path: '/v1/extract/{jobId}' },
+  createMonitor: { method: 'POST', path: '/v1/monitors' },
+  listMonitors: { method: 'GET', path: '/v1/monitors' },
+  getMonitor: { method: 'GET', path: '/v1/monitors/{id}' },
+  updateMonitor: { method: 'PATCH', path: '/v1/monitors/{id}' },
+  deleteMonitor: { method: 'DELETE', path: '/v1/monitors/{id}' },
+  checkMonitor: { method: 'POST', path: '/v1/monitors/{id}/check' },
+  monitorEvents: { method: 'GET', path: '/v1/monitors/{id}/events' },
+  monitorFeed: { method: 'GET', path: '/v1/monitors/{id}/feed.atom' },
   health: { method: 'GET', path: '/health' },
   ready: { method: 'GET', path: '/ready' },
-} as const satisfies Record<string, { method: 'GET' | 'POST' | 'DELETE'; path: string }>;
+} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string }>;
 
 export type RouteName = keyof typeof routes;
 

@@ -44,6 +44,8 @@ export interface RequestSpec {
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** `text`: a success answer's body is its text, not JSON (an Atom feed); errors are read as ever. */
+  responseType?: 'json' | 'text';
 }
 
 /** What the last answer said about credits (from X-Credits-* headers), when it said anything. */
@@ -213,6 +215,7 @@ export class Transport {
       parsed = undefined;
     }
     if (res.status >= 400) throw errorFrom(res, parsed, text, requestId);
+    if (spec.responseType === 'text') parsed = text;
     if (parsed === undefined) {
       throw new UnfurlError({
         code: 'invalid_response',

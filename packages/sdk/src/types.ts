@@ -175,7 +175,10 @@ export interface JobAccepted {
 
 export interface JobSummary {
   id: string;
-  /** The job's kind: transcript, transcript_batch, video_batch, ocr, describe, extract, crawl. */
+  /**
+   * The job's kind (a key of PollAnswers): transcript, transcript_batch, video_batch, ocr, describe,
+   * extract, crawl, monitor_check.
+   */
   queue: string;
   /** The URL the job was started on (null for batches of ids). */
   url: string | null;
@@ -571,6 +574,183 @@ export interface ExtractPoll {
   error: { error: string; message: string; details: string | null } | null;
 }
 
+// ---- monitors ----
+
+export type MonitorKind = 'channel' | 'playlist' | 'page' | 'site';
+
+/**
+ * The options of every kind; each kind takes its own, the others are refused (channel, playlist:
+ * transcript, maxVideos; page: render, schema; site: render, limit, scrape, diff).
+ */
+export interface MonitorOptions {
+  /** channel, playlist: each new video comes with its transcript, at its price. */
+  transcript?: { mode?: TranscriptMode; lang?: string };
+  /** channel, playlist: most new videos one check reports (1–50, default 10). */
+  maxVideos?: number;
+  /** page, site: render pages in a headless browser (default auto). */
+  render?: 'auto' | 'always' | 'never';
+  /** page: a JSON Schema; each check also extracts these fields and reports which changed. */
+  schema?: Record<string, unknown>;
+  /** site: most pages mapped (1–1000, default 100). */
+  limit?: number;
+  /** site: also scrape each page and report the pages that changed. */
+  scrape?: boolean;
+  /** site with scrape: each changed page comes with its diff. */
+  diff?: boolean;
+}
+
+export interface CreateMonitorBody extends MonitorOptions, WithWebhook {
+  kind: MonitorKind;
+  /** channel: id, @handle or URL; playlist: id or URL; page, site: the page's URL. */
+  target: string;
+  /** An interval (`15m`, `1h`, `1d`, `PT30M`) or a cron expression (`0 9 * * 1-5`) in `timezone`. */
+  every: string;
+  /** IANA time zone of a cron `every` (default UTC). */
+  timezone?: string;
+  name?: string;
+}
+
+/** What PATCH changes; null clears a field. `paused` pauses (true) or resumes (false). */
+export interface MonitorChanges extends MonitorOptions {
+  every?: string;
+  timezone?: string | null;
+  name?: string | null;
+  webhookUrl?: string | null;
+  paused?: boolean;
+  /** A new feed URL; the old one stops working at once. */
+  rotateFeedToken?: boolean;
+}
+
+/** One check of a monitor: a `monitor_check` job (see jobs.get, waitForJob). */
+export interface MonitorCheck {
+  jobId: string;
+  status: JobStatus;
+  createdAt: number;
+  completedAt: number | null;
+  cost: number | null;
+  error: string | null;
+}
+
+export interface Monitor extends MonitorOptions {
+  id: string;
+  kind: MonitorKind;
+  target: string;
+  name: string | null;
+  every: string;
+  timezone: string | null;
+  webhookUrl: string | null;
+  status: 'active' | 'paused';
+  /** `credits`: paused by the server when the balance ran out (it resumes after a top-up). */
+  pausedReason: 'user' | 'credits' | null;
+  /** Unix ms of the next scheduled check. */
+  nextCheckAt: number | null;
+  lastCheckAt: number | null;
+  /** Checks recorded so far. */
+  checks: number;
+  /** Events recorded so far. */
+  events: number;
+  /** Its Atom feed; the URL itself authorises it (rotateFeedToken revokes it). */
+  feedUrl: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Only from monitors.get: its last checks, newest first. */
+  lastChecks?: MonitorCheck[];
+}
+
+export interface MonitorsQuery {
+  /** 1–100, default 20. */
+  limit?: number;
+  /** The `next` of a previous page. */
+  cursor?: string;
+}
+
+export interface MonitorsPage {
+  monitors: Monitor[];
+  /** Pass as `cursor` for the page after this one; null on the last page. */
+  next: string | null;
+}
+
+export interface DeletedMonitor {
+  id: string;
+  deleted: boolean;
+}
+
+/** The state of an event's webhook (null on the event when the monitor has no webhookUrl). */
+export interface MonitorEventDelivery {
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: number | null;
+}
+
+/** A changed section of a page: its heading path ('' before the first heading), blocks before and after. */
+export interface PageSection {
+  section: string;
+  before: string[];
+  after: string[];
+}
+
+/** What each event type carries in `data`. */
+export interface MonitorEventData {
+  'video.new': {
+    videoId: string;
+    url: string;
+    video: VideoMetadata;
+    /** With the monitor's `transcript` option: the transcript, or why there is none. */
+    transcript?: Record<string, unknown>;
+  };
+  'page.changed': {
+    url: string;
+    title: string | null;
+    /** A unified diff of the page's Markdown. */
+    diff: string;
+    sections: PageSection[];
+    added: number;
+    removed: number;
+  };
+  'page.gone': { url: string; title: string | null };
+  'page.back': { url: string; title: string | null };
+  'site.changed': {
+    url: string;
+    added: string[];
+    removed: string[];
+    /** Only with `scrape`: the pages whose text changed (with `diff`, each one's diff). */
+    changed?: Array<{ url: string; diff?: string; sections?: PageSection[] }>;
+  };
+  'check.failed': { error: string; message: string };
+  'monitor.paused': { reason: 'user' | 'credits' };
+  'monitor.resumed': { reason: 'user' | 'credits' };
+}
+
+export type MonitorEventType = keyof MonitorEventData;
+
+interface MonitorEventOf<T extends MonitorEventType> {
+  id: string;
+  type: T;
+  createdAt: number;
+  /** The check that found it (null for pause and resume). */
+  jobId: string | null;
+  data: MonitorEventData[T];
+  delivery: MonitorEventDelivery | null;
+}
+
+/** An event; `type` tells the shape of `data` (switch on it). */
+export type MonitorEvent = { [T in MonitorEventType]: MonitorEventOf<T> }[MonitorEventType];
+
+export interface MonitorEventsQuery {
+  /** 1–100, default 20. */
+  limit?: number;
+  /** The `next` of a previous page. */
+  cursor?: string;
+}
+
+export interface MonitorEventsPage {
+  /** Newest first. */
+  events: MonitorEvent[];
+  next: string | null;
+}
+
 // ---- system ----
 
 export interface Health {
@@ -587,6 +767,8 @@ export interface PollAnswers {
   describe: DescribePoll;
   extract: ExtractPoll;
   crawl: CrawlPoll;
+  /** A monitor's check: polled at GET /v1/jobs/{jobId}. */
+  monitor_check: Job;
 }
 
 export type JobKind = keyof PollAnswers;

@@ -90,6 +90,9 @@ const Monitor = Type.Object({
   ...MonitorOptions,
   nextCheckAt: Nullable(Type.Integer({ description: 'Unix ms of the next scheduled check' })),
   lastCheckAt: Nullable(Type.Integer()),
+  ticks: Type.Integer({
+    description: 'Ticks of its schedule so far (one while a check still runs joins it)',
+  }),
   checks: Type.Integer({ description: 'Checks recorded so far' }),
   events: Type.Integer({ description: 'Events recorded so far' }),
   feedUrl: Type.String({
@@ -135,6 +138,7 @@ function monitorAnswer(row: MonitorRow, publicUrl: string) {
     ...options,
     nextCheckAt: row.next_check_at === null ? null : Number(row.next_check_at),
     lastCheckAt: row.last_check_at === null ? null : Number(row.last_check_at),
+    ticks: Number(row.ticks),
     checks: Number(row.checks),
     events: Number(row.events),
     feedUrl: `${publicUrl}/v1/monitors/${row.id}/feed.atom?token=${row.feed_token}`,

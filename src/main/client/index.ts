@@ -1,6 +1,6 @@
 // The client half of the `unfurl` binary: commands that call an Unfurl server through the SDK.
 // cli.ts hands over any command named here; each answers an exit code (exit-codes.ts).
-import { account, ai, video, web } from './commands/index.js';
+import { account, ai, monitor, video, web } from './commands/index.js';
 import { buildContext, type CommandSpec, usageLine } from './context.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeFor, UsageError } from './exit-codes.js';
 import { CLIENT_COMMAND_NAMES } from './names.js';
@@ -18,6 +18,7 @@ const COMMANDS: CommandSpec[] = [
   ai.ocr,
   ai.describe,
   ai.extract,
+  monitor.monitor,
   account.jobs,
   account.credits,
   account.usage,

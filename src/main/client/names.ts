@@ -12,6 +12,7 @@ export const CLIENT_COMMAND_NAMES = [
   'ocr',
   'describe',
   'extract',
+  'monitor',
   'jobs',
   'credits',
   'usage',

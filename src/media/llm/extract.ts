@@ -63,14 +63,45 @@ export function extractData(
   ctx: ExtractContext,
   opts: CallOptions,
 ): Promise<unknown> {
-  const sent = normaliseSchema(schema);
   const ask = `${ctx.prompt ? `${ctx.prompt}\n` : ''}Extract the data described by the JSON Schema of the answer.`;
+  return extractWith(client, schema, SYSTEM, [{ type: 'text', text: ask }, ...videoParts(ctx)], opts);
+}
+
+const PAGE_SYSTEM =
+  'You extract structured data from a web page, given as Markdown. Use only what the page says; use null ' +
+  'where the page does not tell.';
+/** The most of a page's text sent to the model (its start: the main content comes first). */
+const PAGE_TEXT_MAX = 60_000;
+
+/** Data matching `schema`, extracted from a web page's Markdown (a page monitor's fields). */
+export function extractFromPage(
+  client: AiClient,
+  schema: JsonSchema,
+  markdown: string,
+  opts: CallOptions,
+): Promise<unknown> {
+  const parts: ContentPart[] = [
+    { type: 'text', text: 'Extract the data described by the JSON Schema of the answer from this page.' },
+    { type: 'text', text: `Page:\n${markdown.slice(0, PAGE_TEXT_MAX)}` },
+  ];
+  return extractWith(client, schema, PAGE_SYSTEM, parts, opts);
+}
+
+/** One extraction: the schema as the answer's format (strict where it can be), the answer checked. */
+function extractWith(
+  client: AiClient,
+  schema: JsonSchema,
+  system: string,
+  parts: ContentPart[],
+  opts: CallOptions,
+): Promise<unknown> {
+  const sent = normaliseSchema(schema);
   return askWithRepair<unknown>(
     client,
     {
       messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content: [{ type: 'text', text: ask }, ...videoParts(ctx)] },
+        { role: 'system', content: system },
+        { role: 'user', content: parts },
       ],
       response_format: {
         type: 'json_schema',

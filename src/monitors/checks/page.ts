@@ -20,15 +20,50 @@ export interface PageState {
   markdown: string;
   title: string | null;
   volatile: string[];
+  /** What the monitor's schema extracted from the snapshot (page monitors with a schema). */
+  fields?: unknown;
 }
 
 export interface PageCheckDeps {
   scrape(url: string, options: ScrapeOptions): Promise<ScrapedPage>;
+  /** The fields `schema` describes, extracted from the page by the language model. */
+  extract(schema: Record<string, unknown>, markdown: string, signal: AbortSignal): Promise<unknown>;
 }
 
 export interface PageCheckInput {
   url: string;
   render?: ScrapeOptions['render'];
+  /** A JSON Schema: the fields extracted at the baseline and on each change, compared. */
+  schema?: Record<string, unknown>;
+}
+
+/** A field that changed: its path in the extracted data (`plans[0].price`), before and after. */
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** Leaves of a JSON value by path (arrays by index); an empty object or array is a leaf. */
+function leaves(value: unknown, path = '', out = new Map<string, unknown>()): Map<string, unknown> {
+  if (Array.isArray(value) && value.length) value.forEach((v, i) => leaves(v, `${path}[${i}]`, out));
+  else if (value && typeof value === 'object' && Object.keys(value).length) {
+    for (const [k, v] of Object.entries(value)) leaves(v, path ? `${path}.${k}` : k, out);
+  } else out.set(path, value);
+  return out;
+}
+
+/** The fields whose values differ between two extractions, in the order of the newer one. */
+export function changedFields(before: unknown, after: unknown): FieldChange[] {
+  const a = leaves(before);
+  const b = leaves(after);
+  const changes: FieldChange[] = [];
+  for (const [field, to] of b) {
+    const from = a.has(field) ? a.get(field) : null;
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes.push({ field, from, to });
+  }
+  for (const [field, from] of a) if (!b.has(field)) changes.push({ field, from, to: null });
+  return changes;
 }
 
 /** The page, or null when it answered 404/410. */
@@ -72,15 +107,17 @@ export async function checkPage(
       };
     const again = await fetchPage(deps, input, ctx);
     const volatile = again ? learnVolatile([first.markdown, again.markdown]) : [];
+    const fields = input.schema ? await deps.extract(input.schema, first.markdown, ctx.signal) : undefined;
     return {
       state: {
         status: 'up',
         markdown: first.markdown,
         title: first.title,
         volatile: volatile.slice(0, VOLATILE_KEPT),
+        ...(input.schema && { fields }),
       },
       events: [],
-      cost,
+      cost: cost + (input.schema ? prices.pageFieldsExtraction : 0),
       baseline: true,
     };
   }
@@ -118,8 +155,16 @@ export async function checkPage(
     : state.volatile;
   const change = comparePages(state.markdown, latest.markdown, volatile);
   if (!change.changed) return { state: { ...state, volatile }, events: [], cost, baseline: false };
+  // With a schema, the fields are extracted again and compared with the snapshot's.
+  const fields = input.schema ? await deps.extract(input.schema, latest.markdown, ctx.signal) : undefined;
   return {
-    state: { status: 'up', markdown: latest.markdown, title: latest.title, volatile },
+    state: {
+      status: 'up',
+      markdown: latest.markdown,
+      title: latest.title,
+      volatile,
+      ...(input.schema && { fields }),
+    },
     events: [
       {
         type: 'page.changed',
@@ -131,10 +176,11 @@ export async function checkPage(
           sections: change.sections,
           added: change.added,
           removed: change.removed,
+          ...(input.schema && { fields: changedFields(state.fields ?? null, fields), data: fields }),
         },
       },
     ],
-    cost,
+    cost: cost + (input.schema ? prices.pageFieldsExtraction : 0),
     baseline: false,
   };
 }

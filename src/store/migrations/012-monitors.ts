@@ -24,6 +24,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('anchor_at', 'bigint', (c) => c.notNull())
     .addColumn('next_check_at', 'bigint')
     .addColumn('last_check_at', 'bigint')
+    .addColumn('ticks', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('checks', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('events', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('feed_token', 'varchar(64)', (c) => c.notNull())

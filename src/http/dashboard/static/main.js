@@ -1,4 +1,4 @@
-// The dashboard's entry: hash routes (#/overview, #/keys …), one <section data-view> shown at a
+// The dashboard's entry: hash routes (#/overview, #/keys, #/monitors …), one <section data-view> shown at a
 // time, signed-out visitors sent to the sign-in view.
 import { activityView } from './activity.js';
 import { request, session, whenSessionLost } from './api.js';
@@ -7,6 +7,7 @@ import { creditsView } from './credits.js';
 import { $ } from './dom.js';
 import { jobsView } from './jobs.js';
 import { keysView } from './keys.js';
+import { monitorsView } from './monitors.js';
 import { overviewView } from './overview.js';
 import { playgroundView } from './playground.js';
 import { settingsView } from './settings.js';
@@ -18,6 +19,7 @@ const views = {
   keys: keysView,
   credits: creditsView,
   jobs: jobsView,
+  monitors: monitorsView,
   playground: playgroundView,
   settings: settingsView,
 };
