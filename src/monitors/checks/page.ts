@@ -46,8 +46,9 @@ export interface FieldChange {
 
 /** Leaves of a JSON value by path (arrays by index); an empty object or array is a leaf. */
 function leaves(value: unknown, path = '', out = new Map<string, unknown>()): Map<string, unknown> {
-  if (Array.isArray(value) && value.length) value.forEach((v, i) => leaves(v, `${path}[${i}]`, out));
-  else if (value && typeof value === 'object' && Object.keys(value).length) {
+  if (Array.isArray(value) && value.length) {
+    for (const [i, v] of value.entries()) leaves(v, `${path}[${i}]`, out);
+  } else if (value && typeof value === 'object' && Object.keys(value).length) {
     for (const [k, v] of Object.entries(value)) leaves(v, path ? `${path}.${k}` : k, out);
   } else out.set(path, value);
   return out;
