@@ -1,8 +1,14 @@
 // Monitors from the command line: add one (a channel, playlist, page or site checked on a schedule),
-// list them, read their events (or follow them live), pause, resume, check now and remove. The SDK has
-// no monitor calls yet: these go through its transport, which brings the key, retries and errors.
+// list them, read their events (or follow them live), pause, resume, check now and remove, through the
+// SDK's monitor calls.
 import fs from 'node:fs';
-import { isUnfurlError, type Unfurl } from '@unfurl/sdk';
+import {
+  type CreateMonitorBody,
+  isUnfurlError,
+  type Monitor,
+  type MonitorEvent,
+  type Unfurl,
+} from '@unfurl/sdk';
 import type { CommandContext, CommandSpec } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { fields, isoTime, line, printJson, table } from '../output.js';
@@ -10,40 +16,6 @@ import { webUrl } from '../web-url.js';
 
 const KINDS = ['channel', 'playlist', 'page', 'site'] as const;
 type Kind = (typeof KINDS)[number];
-
-interface Monitor {
-  id: string;
-  kind: Kind;
-  target: string;
-  name: string | null;
-  every: string;
-  timezone: string | null;
-  webhookUrl: string | null;
-  status: 'active' | 'paused';
-  pausedReason: 'user' | 'credits' | null;
-  nextCheckAt: number | null;
-  lastCheckAt: number | null;
-  checks: number;
-  events: number;
-  feedUrl: string;
-  createdAt: number;
-  lastChecks?: {
-    jobId: string;
-    status: string;
-    createdAt: number;
-    completedAt: number | null;
-    cost: number | null;
-    error: string | null;
-  }[];
-}
-
-interface MonitorEvent {
-  id: string;
-  type: string;
-  createdAt: number;
-  jobId: string | null;
-  data: Record<string, unknown>;
-}
 
 /** What each action takes, besides the common options. */
 const ACTION_OPTIONS: Record<string, { args: string; options: string[] }> = {
@@ -76,20 +48,8 @@ const ACTION_OPTIONS: Record<string, { args: string; options: string[] }> = {
 /** How often `events --follow` asks for new events; UNFURL_FOLLOW_INTERVAL_MS changes it (tests). */
 const FOLLOW_INTERVAL_MS = 2000;
 
-const path = (id: string, rest = '') => `/v1/monitors/${encodeURIComponent(id)}${rest}`;
-
-async function call<T>(
-  ctx: CommandContext,
-  client: Unfurl,
-  method: string,
-  route: string,
-  opts: { query?: object; body?: unknown } = {},
-): Promise<T> {
-  return (await client.transport.request<T>({ method, path: route, ...opts, signal: ctx.signal })).body;
-}
-
 /** `--schema`: JSON text, or @FILE holding it. */
-function schemaOption(raw: string | undefined): object | undefined {
+function schemaOption(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined;
   let text = raw;
   if (raw.startsWith('@')) {
@@ -108,10 +68,10 @@ function schemaOption(raw: string | undefined): object | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new UsageError('--schema: expected a JSON object');
   }
-  return value;
+  return value as Record<string, unknown>;
 }
 
-function createBody(ctx: CommandContext): Record<string, unknown> {
+function createBody(ctx: CommandContext): CreateMonitorBody {
   const [, kindArg, targetArg] = ctx.positionals;
   if (kindArg === undefined || targetArg === undefined) {
     throw new UsageError('monitor add: expected KIND (channel, playlist, page or site) and TARGET');
@@ -135,23 +95,27 @@ function createBody(ctx: CommandContext): Record<string, unknown> {
     throw new UsageError('--render: one of auto, always, never');
   }
   const target = kind === 'page' || kind === 'site' ? webUrl(targetArg) : targetArg;
-  const body: Record<string, unknown> = {
+  const body = {
     kind,
     target,
     every,
     timezone: ctx.string('timezone'),
     name: ctx.string('name'),
     webhookUrl: ctx.string('webhook'),
-    transcript: transcript === undefined ? undefined : { mode: transcript, ...(lang && { lang }) },
+    transcript:
+      transcript === undefined
+        ? undefined
+        : { mode: transcript as 'native' | 'auto' | 'generate', ...(lang && { lang }) },
     maxVideos: ctx.int('max-videos', 1, 50),
-    render,
+    render: render as 'auto' | 'always' | 'never' | undefined,
     schema: schemaOption(ctx.string('schema')),
     limit: ctx.int('limit', 1, 1000),
     scrape: ctx.values.scrape === true ? true : undefined,
     diff: ctx.values.diff === true ? true : undefined,
   };
-  // Options the kind does not take are the server's to refuse (it names the ones it takes).
-  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+  // Options the kind does not take are the server's to refuse (it names the ones it takes); options
+  // not given are undefined, which the JSON body leaves out.
+  return body;
 }
 
 const schedule = (m: Monitor) => `${m.every}${m.timezone ? ` (${m.timezone})` : ''}`;
@@ -179,7 +143,8 @@ const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
 
 /** One line's worth of what an event says. */
 export function eventSummary(e: MonitorEvent): string {
-  const d = e.data;
+  // Read loosely: a server newer than this client may add event types or fields.
+  const d = e.data as Record<string, unknown>;
   const page = text(d.title) ?? text(d.url) ?? '';
   switch (e.type) {
     case 'video.new': {
@@ -219,9 +184,10 @@ function printEvent(ctx: CommandContext, e: MonitorEvent, withDiff: boolean) {
   line(ctx.output, `${isoTime(e.createdAt)}  ${e.type.padEnd(15)}  ${eventSummary(e)}`);
   if (!withDiff) return;
   const diffs: string[] = [];
-  if (e.type === 'page.changed' && text(e.data.diff)) diffs.push(String(e.data.diff));
-  if (e.type === 'site.changed' && Array.isArray(e.data.changed)) {
-    for (const c of e.data.changed as { url?: string; diff?: string }[]) {
+  const d = e.data as Record<string, unknown>;
+  if (e.type === 'page.changed' && text(d.diff)) diffs.push(String(d.diff));
+  if (e.type === 'site.changed' && Array.isArray(d.changed)) {
+    for (const c of d.changed as { url?: string; diff?: string }[]) {
       if (text(c.diff)) diffs.push(String(c.diff));
     }
   }
@@ -233,12 +199,10 @@ async function newestEvents(ctx: CommandContext, client: Unfurl, id: string, lim
   const events: MonitorEvent[] = [];
   let cursor: string | undefined;
   do {
-    const page = await call<{ events: MonitorEvent[]; next: string | null }>(
-      ctx,
-      client,
-      'GET',
-      path(id, '/events'),
-      { query: { limit: Math.min(100, limit - events.length), cursor } },
+    const page = await client.monitors.eventsPage(
+      id,
+      { limit: Math.min(100, limit - events.length), ...(cursor && { cursor }) },
+      { signal: ctx.signal },
     );
     events.push(...page.events);
     cursor = page.next ?? undefined;
@@ -251,12 +215,10 @@ async function unseenEvents(ctx: CommandContext, client: Unfurl, id: string, see
   const fresh: MonitorEvent[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = await call<{ events: MonitorEvent[]; next: string | null }>(
-      ctx,
-      client,
-      'GET',
-      path(id, '/events'),
-      { query: { limit: 100, cursor } },
+    const page = await client.monitors.eventsPage(
+      id,
+      { limit: 100, ...(cursor && { cursor }) },
+      { signal: ctx.signal },
     );
     const unseen = page.events.filter((e) => !seen.has(e.id));
     fresh.push(...unseen);
@@ -404,7 +366,7 @@ events:
     };
     switch (action) {
       case 'add': {
-        const m = await call<Monitor>(ctx, client, 'POST', '/v1/monitors', { body: createBody(ctx) });
+        const m = await client.monitors.create(createBody(ctx), { signal: ctx.signal });
         return show(m, () => {
           printMonitor(ctx, m);
           ctx.output.err.write(
@@ -416,12 +378,9 @@ events:
         const all: Monitor[] = [];
         let cursor: string | undefined;
         do {
-          const page = await call<{ monitors: Monitor[]; next: string | null }>(
-            ctx,
-            client,
-            'GET',
-            '/v1/monitors',
-            { query: { limit: 100, cursor } },
+          const page = await client.monitors.page(
+            { limit: 100, ...(cursor && { cursor }) },
+            { signal: ctx.signal },
           );
           all.push(...page.monitors);
           cursor = page.next ?? undefined;
@@ -439,7 +398,7 @@ events:
         });
       }
       case 'show': {
-        const m = await call<Monitor>(ctx, client, 'GET', path(id));
+        const m = await client.monitors.get(id, { signal: ctx.signal });
         return show(m, () => {
           printMonitor(ctx, m);
           if (m.lastChecks?.length) {
@@ -456,9 +415,7 @@ events:
         return events(ctx, client, id);
       case 'pause':
       case 'resume': {
-        const m = await call<Monitor>(ctx, client, 'PATCH', path(id), {
-          body: { paused: action === 'pause' },
-        });
+        const m = await client.monitors.update(id, { paused: action === 'pause' }, { signal: ctx.signal });
         return show(m, () =>
           line(
             ctx.output,
@@ -469,13 +426,13 @@ events:
         );
       }
       case 'check': {
-        const accepted = await call<{ jobId: string }>(ctx, client, 'POST', path(id, '/check'));
+        const accepted = await client.monitors.check(id, { signal: ctx.signal });
         return show(accepted, () =>
           line(ctx.output, `checking ${id} now: job ${accepted.jobId} (\`unfurl jobs ${accepted.jobId}\`)`),
         );
       }
       default: {
-        const deleted = await call<{ id: string; deleted: boolean }>(ctx, client, 'DELETE', path(id));
+        const deleted = await client.monitors.delete(id, { signal: ctx.signal });
         return show(deleted, () => line(ctx.output, `deleted ${id} and its events`));
       }
     }
