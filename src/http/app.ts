@@ -72,13 +72,16 @@ export const roundedMs = (ms: number) => Math.round(ms * 100) / 100;
  * request's other lines carry its reqId. Failures are also logged where they are handled
  * (plugins/errors.ts), at warn or error.
  */
+/** A URL as logs show it: a secret in its query (a monitor feed's `token`) is left out. */
+export const loggedUrl = (url: string) => url.replace(/([?&]token=)[^&#]*/gi, '$1…');
+
 export class RequestLog extends LogController {
   override incomingRequest() {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
     if (this.isLogDisabled(request)) return;
     const line = {
-      req: { method: request.method, url: request.url, remoteAddress: request.ip },
+      req: { method: request.method, url: loggedUrl(request.url), remoteAddress: request.ip },
       res: { statusCode: reply.statusCode },
       responseTime: roundedMs(reply.elapsedTime),
       // The error code of an error answer (read as it was sent, routes/system.ts).

@@ -84,6 +84,15 @@ describe('one log line per request', () => {
     expect(lines.some((l) => l.msg === 'incoming request')).toBe(false);
   });
 
+  it("a monitor feed's token stays out of the request line", async () => {
+    const secret = 'a0b1c2d3e4f5a0b1c2d3e4f5a0b1c2d3';
+    const res = await t.call(null, { method: 'GET', url: `/v1/monitors/mon_x/feed.atom?token=${secret}` });
+    expect(res.statusCode).toBe(404);
+    const own = ofRequest(res.headers['x-request-id']);
+    expect(own.at(-1)).toMatchObject({ req: { url: '/v1/monitors/mon_x/feed.atom?token=…' } });
+    expect(JSON.stringify(lines)).not.toContain(secret);
+  });
+
   it('a failed request: its error line and its one request line', async () => {
     const res = await t.call(key, { method: 'GET', url: '/v1/test/fail/bug' });
     expect(res.statusCode).toBe(500);
