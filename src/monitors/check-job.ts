@@ -44,6 +44,7 @@ export const CheckInput = Type.Object({
   maxVideos: Type.Optional(Type.Integer({ minimum: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
   scrape: Type.Optional(Type.Boolean()),
+  scrapeLimit: Type.Optional(Type.Integer({ minimum: 0 })),
   fields: Type.Optional(Type.Boolean()),
   /** The tick it is for (scheduled), or absent (asked for now). */
   tick: Type.Optional(Type.String()),
@@ -84,18 +85,22 @@ const estimateOf = (input: CheckJobInput) => checkEstimate(input.kind, input);
 /** A balance short of the estimate reports fewer new videos (or scrapes fewer pages) this time. */
 function fitCheckToBalance(input: CheckJobInput, balance: number): CheckJobInput {
   const spare = Math.floor(balance) - 1;
-  if (spare < 0) {
+  // A page's fields are extracted whole or not at all: its check is not made smaller.
+  if (spare < 0 || (input.kind === 'page' && balance < estimateOf(input))) {
     throw new AppError(
       'insufficient_credits',
-      'A monitor check needs at least 1 credit',
+      `This monitor's check needs at least ${input.kind === 'page' ? estimateOf(input) : 1} credits`,
       `balance=${balance}`,
     );
   }
   if (input.kind === 'channel' || input.kind === 'playlist') {
     return { ...input, maxVideos: Math.min(input.maxVideos ?? DEFAULT_MAX_VIDEOS, spare) };
   }
-  if (input.kind === 'site' && input.scrape)
-    return { ...input, limit: Math.max(1, Math.min(input.limit ?? 1, spare)) };
+  // The map keeps its limit (it costs 1 whatever it finds): only the pages scraped are cut, so
+  // pages left unscraped are not reported removed.
+  if (input.kind === 'site' && input.scrape) {
+    return { ...input, scrapeLimit: Math.min(input.scrapeLimit ?? input.limit ?? DEFAULT_SITE_LIMIT, spare) };
+  }
   return input;
 }
 
@@ -180,6 +185,7 @@ async function runCheck(
           url: monitor.target,
           limit: input.limit ?? DEFAULT_SITE_LIMIT,
           scrape: input.scrape ?? false,
+          ...(input.scrapeLimit !== undefined && { scrapeLimit: input.scrapeLimit }),
           diff: options.diff ?? false,
           ...(options.render && { render: options.render }),
         },

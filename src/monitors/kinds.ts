@@ -89,6 +89,8 @@ export interface CheckSize {
   maxVideos?: number;
   limit?: number;
   scrape?: boolean;
+  /** A site check on a short balance scrapes only this many of the pages it maps. */
+  scrapeLimit?: number;
   /** A page monitor with a schema: its fields are extracted. */
   fields?: boolean;
 }
@@ -103,6 +105,8 @@ export function checkEstimate(kind: MonitorKind, size: CheckSize): number {
     case 'page':
       return prices.syncRequest + (size.fields ? prices.pageFieldsExtraction : 0);
     case 'site':
-      return prices.syncRequest * (1 + (size.scrape ? (size.limit ?? DEFAULT_SITE_LIMIT) : 0));
+      return (
+        prices.syncRequest * (1 + (size.scrape ? (size.scrapeLimit ?? size.limit ?? DEFAULT_SITE_LIMIT) : 0))
+      );
   }
 }

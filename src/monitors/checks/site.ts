@@ -33,6 +33,8 @@ export interface SiteCheckInput {
   url: string;
   limit: number;
   scrape: boolean;
+  /** Pages scraped at most (a short balance); the rest keep their last hash and text. */
+  scrapeLimit?: number;
   diff: boolean;
   render?: ScrapeOptions['render'];
 }
@@ -80,7 +82,8 @@ export async function checkSite(
 ): Promise<CheckOutcome<SiteState>> {
   const { urls } = await deps.map(input.url, { limit: input.limit, sitemap: 'include', signal: ctx.signal });
   let cost = prices.syncRequest;
-  const scraped = input.scrape ? await scrapeAll(deps, urls, input, ctx) : [];
+  const toScrape = urls.slice(0, input.scrapeLimit ?? urls.length);
+  const scraped = input.scrape ? await scrapeAll(deps, toScrape, input, ctx) : [];
   cost += prices.syncRequest * scraped.length;
   const next: SiteState = { urls: [...urls].sort() };
   if (input.scrape) {
@@ -90,6 +93,11 @@ export async function checkSite(
       if (urls.includes(url)) next.hashes[url] ??= hash;
     if (input.diff) {
       next.texts = Object.fromEntries(scraped.slice(0, MAX_SITE_DIFF_PAGES).map((p) => [p.url, p.text]));
+      // Pages not scraped this time keep their text, so their next change still comes with a diff.
+      for (const [url, text] of Object.entries(state?.texts ?? {})) {
+        if (urls.includes(url) && Object.keys(next.texts).length < MAX_SITE_DIFF_PAGES)
+          next.texts[url] ??= text;
+      }
     }
   }
   if (!state) return { state: next, events: [], cost, baseline: true };
