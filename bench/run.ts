@@ -28,6 +28,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: 'cached transcript, scrape and video metadata req/s, p50/p99 on the full API vs bare Fastify answering the same body',
     run: async () => (await import('./cached.js')).benchCached(),
   },
+  monitors: {
+    what: '1,000 page monitors of 1,000 accounts due at the same instant, one embedded process: checks/s and the lag of the last check vs GET /v1/web/scrape of the same pages',
+    run: async () => (await import('./monitors.js')).benchMonitors(),
+  },
   crawl: {
     what: 'crawl pages/s of a loopback site: our engine (and job) vs Crawlee CheerioCrawler vs a bare loop',
     run: async () => (await import('./crawl.js')).benchCrawl(),

@@ -63,6 +63,7 @@ function monitorCheckDeps(services: CapabilityServices): Parameters<typeof regis
   const { youtube, transcripts, platforms, web, jobs } = services;
   return {
     registry: jobs.registry,
+    concurrency: services.config.monitors.checkConcurrency,
     records: services.monitors.records,
     videos: {
       source: youtube,

@@ -44,6 +44,8 @@ export interface Config {
     readonly maxChecksPerHour: number;
     /** How often the embedded deployment looks for monitors that are due. */
     readonly pollMs: number;
+    /** Checks one process runs at once (they mostly wait on the network). */
+    readonly checkConcurrency: number;
   };
   readonly authRateLimit: { readonly perMinute: number };
   /**
@@ -477,6 +479,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPerAccount: int(env, 'UNFURL_ACCOUNT_MAX_MONITORS', 100, 0, 1_000_000),
       maxChecksPerHour: int(env, 'UNFURL_ACCOUNT_MAX_MONITOR_CHECKS_PER_HOUR', 600, 1, 10_000_000),
       pollMs: int(env, 'UNFURL_MONITOR_POLL_MS', 1000, 10, 60_000),
+      checkConcurrency: int(env, 'UNFURL_MONITOR_CHECK_CONCURRENCY', 16, 1, 1000),
     },
     authRateLimit: { perMinute: int(env, 'UNFURL_AUTH_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000) },
     shedding: {

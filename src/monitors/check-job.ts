@@ -106,6 +106,8 @@ function fitCheckToBalance(input: CheckJobInput, balance: number): CheckJobInput
 
 export interface MonitorCheckDeps {
   registry: JobRegistry;
+  /** Checks this process runs at once (UNFURL_MONITOR_CHECK_CONCURRENCY). */
+  concurrency: number;
   records: MonitorRecords;
   videos: VideoCheckDeps;
   pages: PageCheckDeps & SiteCheckDeps;
@@ -252,7 +254,7 @@ export function registerMonitorChecks(deps: MonitorCheckDeps): void {
     maxAttempts: CHECK_ATTEMPTS,
     // One live check per monitor: a tick or a manual check while one runs joins it.
     dedupeKey: (input) => `monitor:${input.monitorId}`,
-    concurrency: 8,
+    concurrency: deps.concurrency,
     timeoutMs: 20 * 60_000,
     run: (ctx, input) => check(deps, ctx, input),
   });

@@ -25,6 +25,8 @@ export const storedSchedule = (m: Pick<MonitorRow, 'every' | 'timezone'>, now = 
 
 /** Ticks taken per pass of the embedded clock; the rest wait for the next pass. */
 const TICKS_PER_PASS = 500;
+/** Ticks taken between two turns of the event loop. */
+const YIELD_EVERY = 16;
 /** Ticks queued at once. */
 const TICK_CONCURRENCY = 8;
 
@@ -78,6 +80,9 @@ export class EmbeddedClock implements MonitorScheduler {
         } catch (err) {
           this.log.warn({ err, monitor: m.id }, 'monitor tick failed; it is taken again on the next pass');
         }
+        // SQLite answers synchronously: without a turn of the event loop now and then, a pass of
+        // hundreds of ticks would hold every request back (and trip load shedding).
+        if (next % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
       }
     };
     await Promise.all(Array.from({ length: Math.min(TICK_CONCURRENCY, due.length) }, worker));
