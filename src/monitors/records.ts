@@ -164,6 +164,18 @@ export class MonitorRecords {
     now = Date.now(),
   ): Promise<MonitorEventRow[]> {
     const inserted: MonitorEventRow[] = [];
+    if (!events.length) return inserted;
+    // A monitor's events are listed by time, newest first: each gets a later millisecond than the
+    // one before it, so two recorded in one millisecond (a check's new videos, a pause and a
+    // resume) keep the order they happened in.
+    const newest = await tx
+      .selectFrom('monitor_events')
+      .select('created_at')
+      .where('monitor_id', '=', monitor.id)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    let at = Math.max(now, newest ? Number(newest.created_at) + 1 : now);
     for (const e of events) {
       const row: MonitorEventRow = {
         id: newId('evt'),
@@ -174,7 +186,7 @@ export class MonitorRecords {
         data: JSON.stringify(e.data),
         job_id: e.jobId ?? null,
         delivery_id: null,
-        created_at: now,
+        created_at: at,
       };
       const res = await tx
         .insertInto('monitor_events')
@@ -182,7 +194,10 @@ export class MonitorRecords {
         .onConflict((oc) => oc.columns(['monitor_id', 'dedupe_key']).doNothing())
         .returning('id')
         .executeTakeFirst();
-      if (res) inserted.push(row);
+      if (res) {
+        inserted.push(row);
+        at++;
+      }
     }
     if (inserted.length) {
       await tx

@@ -218,11 +218,11 @@ export class MonitorService {
       if (!row) throw notFound('Monitor');
       if (resuming)
         await this.addEvents(tx, row, [
-          { type: 'monitor.resumed', dedupeKey: `resumed:${now}`, data: { reason: 'user' } },
+          { type: 'monitor.resumed', dedupeKey: `resumed:${randomBase62(16)}`, data: { reason: 'user' } },
         ]);
       if (changes.paused === true && current.status !== 'paused') {
         await this.addEvents(tx, row, [
-          { type: 'monitor.paused', dedupeKey: `paused:${now}`, data: { reason: 'user' } },
+          { type: 'monitor.paused', dedupeKey: `paused:${randomBase62(16)}`, data: { reason: 'user' } },
         ]);
       }
       return row;
