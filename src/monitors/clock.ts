@@ -7,7 +7,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { MonitorRow } from '../store/schema.js';
 import type { MonitorRecords } from './records.js';
-import { nextTick, parseSchedule, type Schedule } from './schedule.js';
+import { nextTick, storedSchedule } from './schedule.js';
 import type { MonitorScheduler } from './service.js';
 
 export interface Ticks {
@@ -18,10 +18,6 @@ interface Log {
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
-
-/** A stored schedule (accepted when it was written, so no minimum applies here). */
-export const storedSchedule = (m: Pick<MonitorRow, 'every' | 'timezone'>, now = Date.now()): Schedule =>
-  parseSchedule(m.every, m.timezone ?? undefined, 1, now);
 
 /** Ticks taken per pass of the embedded clock; the rest wait for the next pass. */
 const TICKS_PER_PASS = 500;

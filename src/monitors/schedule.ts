@@ -170,3 +170,11 @@ function formatDuration(ms: number): string {
   }
   return out;
 }
+
+/**
+ * A schedule as a monitor stores it: accepted under the minimum of the day it was written, so none
+ * applies when it is read again (a minimum raised since does not stop a monitor).
+ */
+export function storedSchedule(m: { every: string; timezone: string | null }, now = Date.now()): Schedule {
+  return parseSchedule(m.every, m.timezone ?? undefined, 1, now);
+}

@@ -16,9 +16,9 @@ import type { MonitorRow } from '../store/schema.js';
 export type { MonitorRow };
 
 import { checkInputOf, MONITOR_CHECK_KIND, recordEvents } from './check-job.js';
-import { type MonitorKind, type MonitorOptionValues, OPTIONS_OF } from './kinds.js';
+import { type MonitorKind, MonitorOptions, type MonitorOptionValues, OPTIONS_OF } from './kinds.js';
 import type { MonitorRecords, NewMonitorEvent } from './records.js';
-import { checksPerHour, nextTick, parseSchedule, type Schedule } from './schedule.js';
+import { checksPerHour, nextTick, parseSchedule, type Schedule, storedSchedule } from './schedule.js';
 
 /** Where the ticks of monitors come from: the embedded clock reads `next_check_at`; BullMQ keeps its own. */
 export interface MonitorScheduler {
@@ -65,14 +65,6 @@ export interface MonitorServiceDeps {
 
 /** Checks shown with a monitor. */
 const LAST_CHECKS = 5;
-
-const scheduleOf = (
-  m: Pick<MonitorRow, 'every' | 'timezone'>,
-  minIntervalMs: number,
-  now: number,
-): Schedule =>
-  // Stored schedules were accepted under the minimum of their day; a lower minimum since is fine.
-  parseSchedule(m.every, m.timezone ?? undefined, Math.min(minIntervalMs, 1), now);
 
 const checkDedupeKey = (monitorId: string) => `monitor:${monitorId}`;
 
@@ -207,7 +199,7 @@ export class MonitorService {
     const active = (set.status ?? current.status) === 'active' || current.paused_reason === 'credits';
     if (active && changes.paused !== true && (schedule || resuming)) {
       set.next_check_at = nextTick(
-        schedule ?? scheduleOf(current, settings.minIntervalMs, now),
+        schedule ?? storedSchedule(current, now),
         now,
         set.anchor_at ?? current.anchor_at,
       );
@@ -344,7 +336,7 @@ export class MonitorService {
     let total = checksPerHour(schedule, now);
     for (const m of await records.schedulesOfAccount(accountId, tx)) {
       if (m.id === replacing || (m.status === 'paused' && m.paused_reason === 'user')) continue;
-      total += checksPerHour(scheduleOf(m, settings.minIntervalMs, now), now);
+      total += checksPerHour(storedSchedule(m, now), now);
     }
     if (total > settings.maxChecksPerHour) {
       throw invalid(
@@ -382,15 +374,7 @@ export class MonitorService {
 }
 
 function pickOptions(from: MonitorOptionValues): MonitorOptionValues {
-  const keys: Array<keyof MonitorOptionValues> = [
-    'transcript',
-    'maxVideos',
-    'render',
-    'schema',
-    'limit',
-    'scrape',
-    'diff',
-  ];
+  const keys = Object.keys(MonitorOptions) as Array<keyof MonitorOptionValues>;
   return Object.fromEntries(
     keys.filter((k) => from[k] !== undefined).map((k) => [k, from[k]]),
   ) as MonitorOptionValues;
