@@ -330,12 +330,14 @@ export class SafeFetcher {
     const redirects: string[] = [];
     for (let hop = 0; ; hop++) {
       if (viaProxy) await this.checkResolvedHost(url);
-      const res = await request(url, {
-        method,
-        headers,
-        body,
-        signal: start.signal,
-        dispatcher: start.dispatcher,
+      const options = { method, headers, body, signal: start.signal, dispatcher: start.dispatcher };
+      const res = await request(url, options).catch((err: unknown) => {
+        // A kept-alive connection the server closed while idle fails the next request before any
+        // answer: an idempotent request is sent again once, on a fresh connection, as browsers do.
+        if ((method === 'GET' || method === 'HEAD') && isStaleConnection(err) && !start.signal?.aborted) {
+          return request(url, options);
+        }
+        throw err;
       });
       const location = res.headers.location;
       if (res.statusCode < 300 || res.statusCode >= 400 || !location || hop >= maxRedirects) {
@@ -397,6 +399,10 @@ function decoderFor(
   if (value === 'br') return zlib.createBrotliDecompress();
   return null; // identity, or an encoding we did not ask for: hand the bytes over as they are
 }
+
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+const isStaleConnection = (err: unknown) =>
+  STALE_CONNECTION_CODES.has((err as { code?: string } | null)?.code ?? '');
 
 /** Reads a body (decompressing it), counting the decoded bytes against the cap. */
 async function readCapped(

@@ -1,6 +1,6 @@
 // Job items (a crawl's pages): stored in order, read back in slices under an item count and a byte
 // budget — one oversized item still comes alone — and dropped with the job's expired result.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ItemAppender } from '../../src/jobs/items.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
@@ -26,9 +26,12 @@ describe('ItemAppender', () => {
     const slow = new ItemAppender(counted, 'job_slow', { lingerMs: 30 });
     for (let n = 0; n < 5; n++) {
       await slow.add(item(n, 10));
-      // One item at a time, each stored shortly after it came: a poll counts every one.
-      await new Promise((r) => setTimeout(r, 80));
-      expect(await items.count('job_slow')).toBe(n + 1);
+      // One item at a time, each stored after the linger time without waiting for the next one
+      // (polled, so a loaded machine's late timers do not fail it).
+      await vi.waitFor(async () => expect(await items.count('job_slow')).toBe(n + 1), {
+        timeout: 5000,
+        interval: 20,
+      });
     }
     await slow.flush();
     expect(writes).toEqual([1, 1, 1, 1, 1]);

@@ -1,5 +1,6 @@
 // The shared outbound HTTP layer against loopback servers: decompression, caps, redirects, timeouts,
 // proxies, and the SSRF guard when a proxy stands between us and the target.
+import net from 'node:net';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +91,35 @@ describe('SafeFetcher', () => {
     const eleven = await fetcher.fetch(`${site.url}/chain?to=11`);
     expect(eleven.status).toBe(302);
     expect(eleven.redirects).toHaveLength(10);
+  });
+
+  it('sends a GET again on a fresh connection when its kept-alive one was closed, never a POST', async () => {
+    // Answers the first request of each connection and keeps it open; a second request on the same
+    // connection is met with a reset, as from a server that closed an idle connection meanwhile.
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections++;
+      let served = 0;
+      socket.on('data', () => {
+        if (served++ === 0) {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nKeep-Alive: timeout=60\r\n\r\nok');
+        } else socket.resetAndDestroy();
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`;
+    const own = new SafeFetcher({ allowPrivateNetwork: true, timeoutMs: 5000 });
+    try {
+      expect((await own.fetch(url)).body.toString()).toBe('ok');
+      expect((await own.fetch(url)).body.toString()).toBe('ok');
+      expect(connections).toBe(2);
+      await expect(own.fetch(url, { method: 'POST', body: 'x' })).rejects.toThrow();
+      expect(connections).toBe(2);
+    } finally {
+      await own.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('gives up on a slow server at the time limit', async () => {

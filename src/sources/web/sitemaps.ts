@@ -105,7 +105,9 @@ export function parseSitemap(body: string): ParsedSitemap {
 
 /** Gunzips at most `cap` bytes: a small file can unpack to gigabytes (a gzip bomb). */
 async function gunzipCapped(data: Buffer, cap: number): Promise<{ body: Buffer; truncated: boolean }> {
-  const gunzip = zlib.createGunzip();
+  // A download cut by its byte cap ends mid-stream: SYNC_FLUSH decodes up to the cut instead of
+  // failing, which would (depending on timing) drop chunks already decoded but not yet read.
+  const gunzip = zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;

@@ -214,7 +214,8 @@ describe('sitemapUrls', () => {
     const started = Date.now();
     const urls = await sitemapUrls(upstreams, base, [`${base}/bomb.xml.gz`], { limit: 10 });
     expect(urls).toEqual(['http://bomb.test/first']);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Decoding the whole GiB would take minutes; 50 MiB takes seconds even on a loaded machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
     // A smaller cap cuts it sooner.
     expect(
       await sitemapUrls(upstreams, base, [`${base}/bomb.xml.gz`], { limit: 10, maxFileBytes: 1024 }),
