@@ -1,7 +1,8 @@
-// The registry of platforms (a platform is one folder under sources/ plus one line here),
-// and what routes and media jobs ask of it: which platform and video a URL names (short links
-// followed), and where that video's media file can be downloaded. What each platform is and does
-// lives in its folder (its `platform.ts`); the lists that describe them all are derived from here.
+// The registry of platforms (a platform is one folder under sources/, one line in PLATFORM_IDENTITIES
+// and one line here), and what routes and media jobs ask of it: which platform and video a URL names
+// (short links followed), and where that video's media file can be downloaded. What each platform is
+// lives in its folder (its `identity.ts`), what it does too (its `platform.ts`); the lists that describe
+// them all are derived from the identities and from here.
 import type { ResultCache } from '../cache/result-cache.js';
 import { invalid } from '../errors.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
@@ -10,6 +11,7 @@ import { DirectPlatform } from './direct/platform.js';
 import { FacebookPlatform } from './facebook/platform.js';
 import { InstagramPlatform } from './instagram/platform.js';
 import type { MediaLocation, MediaRef, Platform, PlatformName } from './platform.js';
+import { PLATFORM_IDENTITIES } from './platform-name.js';
 import type { PostMetadata } from './post-metadata.js';
 import { TikTokPlatform } from './tiktok/platform.js';
 import { XPlatform } from './x/platform.js';
@@ -27,8 +29,8 @@ export interface PlatformsDeps {
 }
 
 /**
- * The registry: one line per platform, keyed by its name, in the order a URL is offered to them
- * (direct files last). Every name has its line, under its own name.
+ * The registry: one line per platform, keyed by its name (in the order of PLATFORM_IDENTITIES, the order a
+ * URL is offered to them: direct files last). Every name has its line, under its own name.
  */
 export function platformTable(deps: PlatformsDeps) {
   const shared = { upstreams: deps.upstreams, cache: deps.cache, ttlMs: deps.ttlMs };
@@ -50,11 +52,11 @@ const listed = (items: readonly string[], conjunction: 'and' | 'or') =>
   items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')}, ${conjunction} ${items.at(-1)}`;
 
 export class Platforms {
-  /** In the registry's order. */
+  /** In the order of PLATFORM_IDENTITIES (the order a URL is offered to them). */
   readonly list: readonly Platform[];
 
   constructor(readonly byName: PlatformTable) {
-    this.list = Object.values(byName);
+    this.list = PLATFORM_IDENTITIES.map(({ name }) => byName[name]);
   }
 
   get(name: PlatformName): Platform {

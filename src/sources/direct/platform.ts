@@ -5,6 +5,7 @@ import type { SafeFetcher, SafeResponse } from '../../net/safe-fetch.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
 import type { PostMetadata } from '../post-metadata.js';
 import type { NativeTranscript } from '../transcript.js';
+import { DIRECT_IDENTITY } from './identity.js';
 import { directMediaKind } from './ids.js';
 import { type FileHead, fileMetadata } from './post-metadata.js';
 
@@ -14,9 +15,9 @@ const header = (res: SafeResponse, name: string): string | null => {
 };
 
 export class DirectPlatform implements Platform {
-  readonly name = 'direct' as const;
-  readonly displayName = 'a direct media file (.mp4 .webm .mp3 .m4a .wav .ogg .flac)';
-  readonly accepts = 'direct .mp4 .webm .mp3 .m4a .wav .ogg .flac files';
+  readonly name = DIRECT_IDENTITY.name;
+  readonly displayName = DIRECT_IDENTITY.displayName;
+  readonly accepts = DIRECT_IDENTITY.accepts;
 
   constructor(private readonly fetcher: SafeFetcher) {}
 

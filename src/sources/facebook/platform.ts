@@ -11,6 +11,7 @@ import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { isFacebookBlocked } from './blocks.js';
+import { FACEBOOK_IDENTITY } from './identity.js';
 import { type FacebookUrl, facebookVideoUrl, isFacebookHost, parseFacebookUrl } from './ids.js';
 import { type FacebookPage, type FacebookVideo, parseFacebookPage } from './page.js';
 import { facebookMetadata } from './post-metadata.js';
@@ -32,9 +33,9 @@ const HEADERS = {
 const MAX_HOPS = 4;
 
 export class FacebookPlatform implements Platform {
-  readonly name = 'facebook' as const;
-  readonly displayName = 'Facebook';
-  readonly accepts = 'facebook.com/fb.watch';
+  readonly name = FACEBOOK_IDENTITY.name;
+  readonly displayName = FACEBOOK_IDENTITY.displayName;
+  readonly accepts = FACEBOOK_IDENTITY.accepts;
 
   constructor(private readonly deps: FacebookDeps) {}
 

@@ -9,6 +9,7 @@ import type { PostMetadata } from '../post-metadata.js';
 import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { isInstagramBlocked } from './blocks.js';
+import { INSTAGRAM_IDENTITY } from './identity.js';
 import {
   type InstagramUrl,
   instagramPostUrl,
@@ -36,9 +37,9 @@ const USER_AGENT =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 export class InstagramPlatform implements Platform {
-  readonly name = 'instagram' as const;
-  readonly displayName = 'Instagram';
-  readonly accepts = 'instagram.com';
+  readonly name = INSTAGRAM_IDENTITY.name;
+  readonly displayName = INSTAGRAM_IDENTITY.displayName;
+  readonly accepts = INSTAGRAM_IDENTITY.accepts;
 
   constructor(private readonly deps: InstagramDeps) {}
 

@@ -11,6 +11,7 @@ import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { isTikTokBlocked } from './blocks.js';
 import { type FetchedTikTokPage, TIKTOK_USER_AGENT, TikTokClient } from './client.js';
+import { TIKTOK_IDENTITY } from './identity.js';
 import { isTikTokHost, parseTikTokUrl, type TikTokUrl, tiktokVideoUrl } from './ids.js';
 import type { TikTokVideo } from './page.js';
 import { tiktokMetadata } from './post-metadata.js';
@@ -45,9 +46,9 @@ function videoOf(fetched: FetchedTikTokPage, id: string): TikTokVideo {
 }
 
 export class TikTokPlatform implements Platform {
-  readonly name = 'tiktok' as const;
-  readonly displayName = 'TikTok';
-  readonly accepts = 'tiktok.com';
+  readonly name = TIKTOK_IDENTITY.name;
+  readonly displayName = TIKTOK_IDENTITY.displayName;
+  readonly accepts = TIKTOK_IDENTITY.accepts;
   private readonly client: TikTokClient;
 
   constructor(private readonly deps: TikTokDeps) {

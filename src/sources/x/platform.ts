@@ -9,6 +9,7 @@ import { followShortLink } from '../short-link.js';
 import type { NativeTranscript } from '../transcript.js';
 import { isXBlocked } from './blocks.js';
 import { XClient } from './client.js';
+import { X_IDENTITY } from './identity.js';
 import { isXHost, parseXUrl, type XUrl, xPostUrl } from './ids.js';
 import type { PostVideo, XPost } from './post.js';
 import { xMetadata } from './post-metadata.js';
@@ -21,9 +22,9 @@ export interface XDeps {
 }
 
 export class XPlatform implements Platform {
-  readonly name = 'x' as const;
-  readonly displayName = 'X';
-  readonly accepts = 'x.com/twitter.com';
+  readonly name = X_IDENTITY.name;
+  readonly displayName = X_IDENTITY.displayName;
+  readonly accepts = X_IDENTITY.accepts;
   private readonly client: XClient;
 
   constructor(private readonly deps: XDeps) {

@@ -6,6 +6,7 @@ import { AppError, invalid } from '../../errors.js';
 import type { MediaLocation, MediaRef, NativeTranscriptRequest, Platform } from '../platform.js';
 import type { PostMetadata } from '../post-metadata.js';
 import type { Chapter, NativeTranscript } from '../transcript.js';
+import { YOUTUBE_IDENTITY } from './identity.js';
 import { isPlatformHost, videoIdOfUrl } from './ids.js';
 import { PLAYER_MEMBERS, parsePlayer, playabilityError } from './player.js';
 import { NextClient, passesOn } from './player-chain.js';
@@ -22,9 +23,9 @@ const liveError = (id: string) =>
 
 /** YouTube, wrapped around its service facade. */
 export class YouTubePlatform implements Platform {
-  readonly name = 'youtube' as const;
-  readonly displayName = 'YouTube';
-  readonly accepts = 'youtube.com/youtu.be';
+  readonly name = YOUTUBE_IDENTITY.name;
+  readonly displayName = YOUTUBE_IDENTITY.displayName;
+  readonly accepts = YOUTUBE_IDENTITY.accepts;
 
   constructor(
     private readonly youtube: YouTube,
