@@ -190,7 +190,7 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
 
   const jobRouteDeps = ['jobs', 'fetcher', 'charges', 'config'] as const;
   await app.register(systemRoutes, only(ctx, 'jobs', 'readiness'));
-  await app.register(referenceRoutes);
+  await app.register(referenceRoutes, only(ctx, 'jobs'));
   await app.register(authRoutes, only(ctx, 'accounts', 'authenticator'));
   await app.register(keyRoutes, only(ctx, 'accounts', 'authenticator'));
   await app.register(accountRoutes, only(ctx, 'accounts', 'usage'));

@@ -1,7 +1,8 @@
 // What the HTTP layer may use: the services its routes call, each narrowed to what routes need.
-// No store, Redis, Stripe client, queue or registry: routes validate, call one service and shape
-// the answer. `Services` (services.ts) satisfies this type, so main/ and tests pass it as it is;
-// each route plugin declares the part it uses (`RoutePlugin<Pick<HttpContext, …>>`).
+// No store, Redis, Stripe client or queue, and of the job registry only what its kinds show people
+// (their prices): routes validate, call one service and shape the answer. `Services` (services.ts)
+// satisfies this type, so main/ and tests pass it as it is; each route plugin declares the part it
+// uses (`RoutePlugin<Pick<HttpContext, …>>`).
 import type { Accounts } from '../accounts/accounts.js';
 import type { Authenticator } from '../accounts/authenticator.js';
 import type { Checkouts } from '../billing/checkout.js';
@@ -10,6 +11,7 @@ import type { StripeEvents } from '../billing/stripe-events.js';
 import type { CreditHistory } from '../billing/usage.js';
 import type { Config } from '../config.js';
 import type { JobItems } from '../jobs/items.js';
+import type { JobRegistry } from '../jobs/registry.js';
 import type { JobService } from '../jobs/service.js';
 import type { Transcripts } from '../media/transcripts.js';
 import type { TranscriptTranslations } from '../media/translations.js';
@@ -52,6 +54,8 @@ export interface HttpContext {
     >;
     /** Slices of a job's results (a crawl's pages, a batch's videos). */
     readonly items: Pick<JobItems, 'page'>;
+    /** The kinds' rows of the price table (/docs/reference). */
+    readonly registry: Pick<JobRegistry, 'prices'>;
   };
   /** Checks a caller's URLs (pages, webhooks) the way outbound requests are checked. */
   readonly fetcher: Pick<SafeFetcher, 'checkUrl' | 'checkResolvedUrl'>;

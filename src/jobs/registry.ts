@@ -1,4 +1,5 @@
 // The job kinds this process knows. Capabilities register their kinds here; nothing else is needed.
+import type { PriceRow } from '../billing/prices.js';
 import type { JobKind } from './types.js';
 
 export class JobRegistry {
@@ -6,6 +7,11 @@ export class JobRegistry {
 
   register<I, R>(kind: JobKind<I, R>): void {
     if (this.kinds.has(kind.kind)) throw new Error(`job kind ${kind.kind} registered twice`);
+    const row = kind.price;
+    const sharing = row && this.all().find((k) => k.price?.operation === row.operation);
+    if (row && sharing && sharing.price?.price !== row.price) {
+      throw new Error(`job kinds ${sharing.kind} and ${kind.kind} price "${row.operation}" differently`);
+    }
     this.kinds.set(kind.kind, kind as unknown as JobKind);
   }
 
@@ -26,5 +32,14 @@ export class JobRegistry {
 
   all(): JobKind[] {
     return [...this.kinds.values()];
+  }
+
+  /** Its kinds' rows of the price table, in the order they registered; a row kinds share, once. */
+  prices(): PriceRow[] {
+    const rows = new Map<string, PriceRow>();
+    for (const { price } of this.kinds.values()) {
+      if (price && !rows.has(price.operation)) rows.set(price.operation, price);
+    }
+    return [...rows.values()];
   }
 }

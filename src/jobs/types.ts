@@ -2,6 +2,7 @@
 // run it, what it finally costs, the live-job limit it counts against and how its jobs look to their
 // owner. The engine does the rest (queueing, retries, billing, webhooks) and names no kind.
 import type { TSchema } from '@sinclair/typebox';
+import type { PriceRow } from '../billing/prices.js';
 import type { JobRow } from '../store/schema.js';
 import type { ItemsPage } from './items.js';
 
@@ -44,6 +45,12 @@ export interface JobKind<I = unknown, R = unknown> {
   run(ctx: JobContext, input: I): Promise<R>;
   /** The real cost once it succeeded; capped at what was held. */
   cost(input: I, result: R): number;
+  /**
+   * Its row of the price table (/docs/reference#prices), for people: written from the rates its
+   * `estimate` and `cost` read, which live beside it (`OCR_PRICES`). Kinds that share a row (the two
+   * batch kinds) give the same one, shown once. A kind without one is not shown (a stand-in of tests).
+   */
+  readonly price?: PriceRow;
   /** Jobs of this kind run at once per process (default 4). */
   readonly concurrency?: number;
   /**

@@ -4,7 +4,7 @@
 // recognition (includeTranscript without captions) adds 2 credits per started minute of sound.
 
 import { Type } from '@sinclair/typebox';
-import { prices, startedMinutes } from '../billing/prices.js';
+import { creditsText, type PriceRow } from '../billing/prices.js';
 import { permanent } from '../errors.js';
 import type { JobPoll } from '../jobs/types.js';
 import { dataView, ErrorTextSchema, JobStatusSchema } from '../jobs/views.js';
@@ -13,6 +13,7 @@ import type { Transcript } from '../sources/transcript.js';
 import { budget } from './ai/budget.js';
 import { type AiJobDeps, aiJobTimeoutMs, fetchMedia, MEDIA_JOBS_LIMIT } from './ai/job-media.js';
 import { type KeyFrame, keyFrames } from './frames.js';
+import { SPEECH_PRICES, speechCredits as speechCreditsOf } from './transcript-job.js';
 import { clock, videoTranscript } from './vision/context.js';
 import { describeFrames } from './vision/describe.js';
 
@@ -70,8 +71,21 @@ export const describePoll: JobPoll = {
   view: dataView,
 };
 
-export const describeEstimate = (input: DescribeInput) =>
-  prices.describeBase + prices.describePerFrame * input.maxFrames;
+/**
+ * Describe's rates, in credits: a base and each frame used (a transcript that needs speech recognition
+ * adds speech's rate, SPEECH_PRICES).
+ */
+export const DESCRIBE_PRICES = { base: 5, perFrame: 1 } as const;
+
+/** Its row of the price table. */
+export const DESCRIBE_PRICE: PriceRow = {
+  operation: 'Describe',
+  price: `${creditsText(DESCRIBE_PRICES.base)} + ${DESCRIBE_PRICES.perFrame} per frame (+ ${SPEECH_PRICES.perMinute} per started minute when includeTranscript needs speech recognition)`,
+};
+
+const describeCredits = (frames: number) => DESCRIBE_PRICES.base + DESCRIBE_PRICES.perFrame * frames;
+
+export const describeEstimate = (input: DescribeInput) => describeCredits(input.maxFrames);
 
 const charged = new WeakMap<object, number>();
 
@@ -81,12 +95,12 @@ export function registerDescribe(deps: AiJobDeps & { readText: FrameTextReader }
     perAccount: MEDIA_JOBS_LIMIT,
     poll: describePoll,
     inputSchema: DescribeBody,
+    price: DESCRIBE_PRICE,
     concurrency: 2,
     timeoutMs: aiJobTimeoutMs(deps.settings),
     estimate: describeEstimate,
     cost: (input, result) =>
-      charged.get(result) ??
-      prices.describeBase + prices.describePerFrame * Math.min(result.frames.length, input.maxFrames),
+      charged.get(result) ?? describeCredits(Math.min(result.frames.length, input.maxFrames)),
     run: (ctx, input) =>
       deps.scratch.with(`describe-${ctx.jobId}`, async (dir) => {
         const calls = { budget: budget(deps.settings.jobBudgetMs), signal: ctx.signal };
@@ -98,7 +112,7 @@ export function registerDescribe(deps: AiJobDeps & { readText: FrameTextReader }
               ...calls,
               dir,
               onSpeech: async (seconds) => {
-                speechCredits = prices.speechPerMinute * startedMinutes(seconds);
+                speechCredits = speechCreditsOf(seconds);
                 await ctx.holdMore(speechCredits);
               },
             })
@@ -128,7 +142,7 @@ export function registerDescribe(deps: AiJobDeps & { readText: FrameTextReader }
           frames: frames.map((f) => ({ timeMs: f.timeMs, width: f.width, height: f.height })),
           ...(input.includeTranscript && { transcript: transcript?.transcript ?? null }),
         };
-        charged.set(result, prices.describeBase + prices.describePerFrame * frames.length + speechCredits);
+        charged.set(result, describeCredits(frames.length) + speechCredits);
         return result;
       }),
   });

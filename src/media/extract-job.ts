@@ -4,7 +4,7 @@
 // held at acceptance, the rest once the media is measured.
 
 import { Type } from '@sinclair/typebox';
-import { prices, startedMinutes } from '../billing/prices.js';
+import { creditsText, type PriceRow, startedMinutes } from '../billing/prices.js';
 import { permanent } from '../errors.js';
 import type { JobPoll } from '../jobs/types.js';
 import { asObj, JobStatusSchema, storedResult } from '../jobs/views.js';
@@ -67,8 +67,17 @@ export const extractPoll: JobPoll = {
 export const EXTRACT_FRAMES = 8;
 export const EXTRACT_FRAME_RESOLUTION = 512;
 
+/** Extract's rates, in credits: per started minute of video, never below the minimum. */
+export const EXTRACT_PRICES = { perMinute: 5, minimum: 5 } as const;
+
+/** Its row of the price table. */
+export const EXTRACT_PRICE: PriceRow = {
+  operation: 'Extract',
+  price: `${creditsText(EXTRACT_PRICES.perMinute)} per started minute (minimum ${EXTRACT_PRICES.minimum})`,
+};
+
 export const extractCredits = (seconds: number) =>
-  Math.max(prices.extractMinimum, prices.extractPerMinute * startedMinutes(seconds));
+  Math.max(EXTRACT_PRICES.minimum, EXTRACT_PRICES.perMinute * startedMinutes(seconds));
 
 const charged = new WeakMap<object, number>();
 
@@ -82,16 +91,17 @@ export function registerExtract(deps: AiJobDeps): void {
       prompt: Type.Optional(Type.String()),
       schema: Type.Optional(Type.Any()),
     }),
+    price: EXTRACT_PRICE,
     concurrency: 2,
     timeoutMs: aiJobTimeoutMs(deps.settings),
-    estimate: () => prices.extractMinimum,
-    cost: (_input, result) => charged.get(result) ?? prices.extractMinimum,
+    estimate: () => EXTRACT_PRICES.minimum,
+    cost: (_input, result) => charged.get(result) ?? EXTRACT_PRICES.minimum,
     run: (ctx, input) =>
       deps.scratch.with(`extract-${ctx.jobId}`, async (dir) => {
         const calls = { budget: budget(deps.settings.jobBudgetMs), signal: ctx.signal };
         const media = await fetchMedia(deps, input.url, dir, ctx.signal, deps.settings.maxMediaSeconds);
         const seconds = media.probed.durationSec;
-        await ctx.holdMore(extractCredits(seconds) - prices.extractMinimum);
+        await ctx.holdMore(extractCredits(seconds) - EXTRACT_PRICES.minimum);
         const transcript = await videoTranscript(deps, media, { ...calls, dir });
         const frames = media.probed.hasVideo
           ? await keyFrames(media.file, {

@@ -5,7 +5,7 @@
 // 1 credit per started minute of video.
 
 import { Type } from '@sinclair/typebox';
-import { prices, startedMinutes } from '../billing/prices.js';
+import { creditsText, type PriceRow, startedMinutes } from '../billing/prices.js';
 import { permanent } from '../errors.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import type { JobPoll } from '../jobs/types.js';
@@ -84,6 +84,15 @@ export const ocrPoll: JobPoll = {
   },
 };
 
+/** OCR's rates, in credits: per started minute of video. */
+export const OCR_PRICES = { perMinute: 1 } as const;
+
+/** Its row of the price table. */
+export const OCR_PRICE: PriceRow = {
+  operation: 'On-screen text (OCR)',
+  price: `${creditsText(OCR_PRICES.perMinute)} per started minute`,
+};
+
 /** Minutes held when a job is accepted, before the video's length is known. */
 export const OCR_DEFAULT_HOLD_MINUTES = 10;
 
@@ -111,8 +120,9 @@ export function registerOcr(deps: OcrJobDeps): void {
     concurrency: settings.jobConcurrency,
     // Download, decoding and OCR of the longest video allowed, with room to spare.
     timeoutMs: 30 * 60_000 + settings.maxSeconds * 1000,
-    estimate: () => prices.ocrPerMinute * OCR_DEFAULT_HOLD_MINUTES,
-    cost: (_input, result) => prices.ocrPerMinute * startedMinutes(result.stats.videoMs / 1000),
+    price: OCR_PRICE,
+    estimate: () => OCR_PRICES.perMinute * OCR_DEFAULT_HOLD_MINUTES,
+    cost: (_input, result) => OCR_PRICES.perMinute * startedMinutes(result.stats.videoMs / 1000),
     run: (ctx, input) =>
       deps.scratch.with(`ocr-${ctx.jobId}`, async (dir) => {
         const media = await fetchMedia(
@@ -134,8 +144,8 @@ export function registerOcr(deps: OcrJobDeps): void {
             'payload_too_large',
           );
         }
-        const needed = prices.ocrPerMinute * startedMinutes(seconds);
-        const held = prices.ocrPerMinute * OCR_DEFAULT_HOLD_MINUTES;
+        const needed = OCR_PRICES.perMinute * startedMinutes(seconds);
+        const held = OCR_PRICES.perMinute * OCR_DEFAULT_HOLD_MINUTES;
         if (needed > held) await ctx.holdMore(needed - held);
         const { segments, stats } = await ocrVideo(media.file, {
           scratchDir: dir,

@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { prices, startedMinutes } from '../billing/prices.js';
+import { creditsText, type PriceRow, startedMinutes } from '../billing/prices.js';
 import { permanent } from '../errors.js';
 import type { JobPoll } from '../jobs/types.js';
 import { dataView, ErrorTextSchema, JobStatusSchema } from '../jobs/views.js';
@@ -60,7 +60,16 @@ export const transcriptPoll: JobPoll = {
 /** Held when the length is unknown until the file is probed. */
 export const UNKNOWN_LENGTH_SECONDS = 10 * 60;
 
-export const speechCredits = (seconds: number) => prices.speechPerMinute * startedMinutes(seconds);
+/** Speech recognition's rates, in credits: per started minute of sound (describe's transcripts too). */
+export const SPEECH_PRICES = { perMinute: 2 } as const;
+
+/** Its row of the price table. */
+export const SPEECH_PRICE: PriceRow = {
+  operation: 'Speech recognition (transcript `mode=generate`/`auto` fallback)',
+  price: `${creditsText(SPEECH_PRICES.perMinute)} per started minute`,
+};
+
+export const speechCredits = (seconds: number) => SPEECH_PRICES.perMinute * startedMinutes(seconds);
 
 /** Credits settled per result object (cost() is handed the object run() returned). */
 const measured = new WeakMap<object, number>();
@@ -74,6 +83,7 @@ export function registerSpeechTranscripts(deps: AiJobDeps): void {
     perAccount: MEDIA_JOBS_LIMIT,
     poll: transcriptPoll,
     inputSchema: SpeechJobInputSchema,
+    price: SPEECH_PRICE,
     concurrency: 2,
     // A process without speech recognition leaves these jobs to the workers that have it.
     runsHere: () => deps.ai.speech !== null,

@@ -4,6 +4,7 @@
 // over the state it read: a check run again after a crash finds the state moved on and reports
 // nothing twice. Its last failed attempt is reported as a `check.failed` event, never as a change.
 import { type Static, Type } from '@sinclair/typebox';
+import { type PriceRow, prices } from '../billing/prices.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { classify } from '../jobs/failures.js';
@@ -20,6 +21,7 @@ import {
   checkEstimate,
   DEFAULT_MAX_VIDEOS,
   DEFAULT_SITE_LIMIT,
+  MONITOR_CHECK_PRICES,
   MONITOR_KINDS,
   type MonitorOptionValues,
 } from './kinds.js';
@@ -27,6 +29,12 @@ import type { MonitorRecords, NewMonitorEvent } from './records.js';
 
 /** The kind's name: its queue, and the `kind` the monitor service submits. */
 export const MONITOR_CHECK_KIND = 'monitor_check';
+
+/** Its row of the price table: what its requests cost (MONITOR_CHECK_PRICES, checkEstimate). */
+export const MONITOR_CHECK_PRICE: PriceRow = {
+  operation: 'Monitor check',
+  price: `what its requests cost: ${prices.syncRequest} per listing, scrape or map, ${prices.syncRequest} per new video reported (its metadata), each transcript at its price, ${prices.syncRequest} per page scraped by a site monitor, ${MONITOR_CHECK_PRICES.fieldsExtraction} per extraction of a page monitor’s fields (at the baseline and when the page changed); a failed check costs nothing`,
+};
 
 /** Checks an account may have queued or running at once: UNFURL_ACCOUNT_MAX_MONITOR_CHECKS. */
 export const MONITOR_CHECKS_LIMIT = {
@@ -247,6 +255,7 @@ export function registerMonitorChecks(deps: MonitorCheckDeps): void {
   deps.registry.register<CheckJobInput, CheckResult>({
     kind: MONITOR_CHECK_KIND,
     inputSchema: CheckInput,
+    price: MONITOR_CHECK_PRICE,
     perAccount: MONITOR_CHECKS_LIMIT,
     estimate: estimateOf,
     fitToBalance: fitCheckToBalance,

@@ -81,6 +81,13 @@ export const OPTIONS_OF: Readonly<Record<MonitorKind, ReadonlyArray<keyof Monito
   site: ['render', 'limit', 'scrape', 'diff'],
 };
 
+/**
+ * A check's own rates, in credits: the extraction of a page monitor's fields (its JSON Schema) by the
+ * language model. Its requests (listings, scrapes, maps, video metadata) cost what a synchronous
+ * request does, and its transcripts their own price.
+ */
+export const MONITOR_CHECK_PRICES = { fieldsExtraction: 2 } as const;
+
 export const DEFAULT_MAX_VIDEOS = 10;
 export const DEFAULT_SITE_LIMIT = 100;
 
@@ -103,7 +110,7 @@ export function checkEstimate(kind: MonitorKind, size: CheckSize): number {
       // The listing, and the metadata of each new video reported.
       return prices.syncRequest * (1 + (size.maxVideos ?? DEFAULT_MAX_VIDEOS));
     case 'page':
-      return prices.syncRequest + (size.fields ? prices.pageFieldsExtraction : 0);
+      return prices.syncRequest + (size.fields ? MONITOR_CHECK_PRICES.fieldsExtraction : 0);
     case 'site':
       return (
         prices.syncRequest * (1 + (size.scrape ? (size.scrapeLimit ?? size.limit ?? DEFAULT_SITE_LIMIT) : 0))

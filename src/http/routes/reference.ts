@@ -1,7 +1,8 @@
 // /docs/reference: the human page for prices, limits and error codes (documentationUrl points at the
 // latter). In the order a user meets them: what things cost first, what a failure means last.
 import { creditPackages } from '../../billing/packages.js';
-import { priceTable } from '../../billing/prices.js';
+import { type PriceRow, priceTable } from '../../billing/prices.js';
+import type { HttpContext } from '../context.js';
 import { errorStatus } from '../error-status.js';
 import type { RoutePlugin } from '../typed.js';
 
@@ -27,14 +28,17 @@ const ERROR_TEXT: Record<string, string> = {
 const esc = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 const code = (s: string) => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
-export function referenceHtml(): string {
+/** The page, with the price table's rows (`priceTable` of the registered kinds' rows). */
+export function referenceHtml(priceRows: readonly PriceRow[]): string {
   const errors = Object.entries(errorStatus)
     .map(
       ([c, s]) =>
         `<tr id="${c}"><td><code>${c}</code></td><td>${s}</td><td>${code(ERROR_TEXT[c] ?? '')}</td></tr>`,
     )
     .join('');
-  const prices = priceTable.map(([op, p]) => `<tr><td>${code(op)}</td><td>${esc(p)}</td></tr>`).join('');
+  const prices = priceRows
+    .map((r) => `<tr><td>${code(r.operation)}</td><td>${esc(r.price)}</td></tr>`)
+    .join('');
   const packages = creditPackages
     .map((p) => `<tr><td><code>${p.id}</code></td><td>${p.credits}</td><td>$${p.priceUsd}</td></tr>`)
     .join('');
@@ -55,8 +59,11 @@ tr:target{background:#fff4d6}</style></head><body>
 </body></html>`;
 }
 
-export const referenceRoutes: RoutePlugin = async (app) => {
-  const html = referenceHtml();
+/** Takes of the context only the registered kinds' rows of the price table. */
+type ReferenceDeps = { readonly jobs: Pick<HttpContext['jobs'], 'registry'> };
+
+export const referenceRoutes: RoutePlugin<ReferenceDeps> = async (app, { jobs }) => {
+  const html = referenceHtml(priceTable(jobs.registry.prices()));
   app.get('/docs/reference', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/html; charset=utf-8').send(html),
   );

@@ -6,6 +6,7 @@
 import { prices } from '../../billing/prices.js';
 import { AppError } from '../../errors.js';
 import type { ScrapedPage, ScrapeOptions } from '../../sources/web/scraper.js';
+import { MONITOR_CHECK_PRICES } from '../kinds.js';
 import { comparePages, learnVolatile } from '../page-diff.js';
 import type { CheckContext, CheckOutcome } from './check.js';
 
@@ -118,7 +119,7 @@ export async function checkPage(
         ...(input.schema && { fields }),
       },
       events: [],
-      cost: cost + (input.schema ? prices.pageFieldsExtraction : 0),
+      cost: cost + (input.schema ? MONITOR_CHECK_PRICES.fieldsExtraction : 0),
       baseline: true,
     };
   }
@@ -181,7 +182,7 @@ export async function checkPage(
         },
       },
     ],
-    cost: cost + (input.schema ? prices.pageFieldsExtraction : 0),
+    cost: cost + (input.schema ? MONITOR_CHECK_PRICES.fieldsExtraction : 0),
     baseline: false,
   };
 }

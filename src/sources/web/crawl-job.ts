@@ -4,7 +4,7 @@
 // the limit to what it pays for (at least one page) instead of refusing the crawl.
 import { type Static, Type } from '@sinclair/typebox';
 import { RE2JS } from 're2js';
-import { creditsText, prices } from '../../billing/prices.js';
+import { creditsText, type PriceRow } from '../../billing/prices.js';
 import type { Config } from '../../config.js';
 import { AppError, invalid, permanent } from '../../errors.js';
 import { ItemAppender, type JobItems } from '../../jobs/items.js';
@@ -68,8 +68,17 @@ export type CrawlInput = Static<typeof CrawlBody>;
 /** A crawl's job input: the body, and the limit the caller asked for when the balance cut it. */
 export type CrawlJobInput = CrawlInput & { requestedLimit?: number };
 
+/** A crawl's rates, in credits: a base and each page scraped. */
+export const CRAWL_PRICES = { base: 1, perPage: 1 } as const;
+
+/** Its row of the price table. */
+export const CRAWL_PRICE: PriceRow = {
+  operation: 'Crawl',
+  price: `${creditsText(CRAWL_PRICES.base)} + ${CRAWL_PRICES.perPage} per page`,
+};
+
 /** The most a crawl of `limit` pages can cost. */
-export const crawlEstimate = (limit: number) => prices.crawlBase + prices.crawlPerPage * limit;
+export const crawlEstimate = (limit: number) => CRAWL_PRICES.base + CRAWL_PRICES.perPage * limit;
 
 /**
  * The crawl a balance short of its estimate pays for: `limit` cut to the pages the balance covers
@@ -77,7 +86,7 @@ export const crawlEstimate = (limit: number) => prices.crawlBase + prices.crawlP
  * Not even one page → 402.
  */
 export function fitCrawlToBalance(input: CrawlJobInput, balance: number): CrawlJobInput {
-  const pages = Math.floor((balance - prices.crawlBase) / prices.crawlPerPage);
+  const pages = Math.floor((balance - CRAWL_PRICES.base) / CRAWL_PRICES.perPage);
   if (pages < 1) {
     const smallest = crawlEstimate(1);
     throw new AppError(
@@ -140,6 +149,7 @@ export function registerCrawl(deps: CrawlJobDeps): void {
     perAccount: CRAWLS_LIMIT,
     poll: crawlPoll,
     inputSchema: CrawlBody,
+    price: CRAWL_PRICE,
     estimate: (input) => crawlEstimate(input.limit),
     fitToBalance: fitCrawlToBalance,
     // A crawl cancelled before its first page has nothing to keep: it costs nothing.

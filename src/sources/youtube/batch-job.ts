@@ -3,7 +3,7 @@
 // them a few at a time so the platform is not hammered, and stores one result per video, in input
 // order, as job items (a poll pages through them). It holds 1 + videos (or 1 + limit) and costs
 // 1 + the videos that succeeded: a video that failed costs nothing.
-import { prices } from '../../billing/prices.js';
+import { creditsText, type PriceRow } from '../../billing/prices.js';
 import { AppError, retryable } from '../../errors.js';
 import type { JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
@@ -27,6 +27,15 @@ import type { VideoMetadata } from './video.js';
 /** The kinds' names: their queues, and the `kind` their routes submit. */
 export const TRANSCRIPT_BATCH_KIND = 'transcript_batch';
 export const VIDEO_BATCH_KIND = 'video_batch';
+
+/** The batch kinds' rates, in credits: a base and each video that succeeded. */
+export const BATCH_PRICES = { base: 1, perVideo: 1 } as const;
+
+/** The row of the price table both kinds share. */
+export const BATCH_PRICE: PriceRow = {
+  operation: 'Batch (transcripts or video metadata)',
+  price: `${creditsText(BATCH_PRICES.base)} + ${BATCH_PRICES.perVideo} per video`,
+};
 
 /** Videos fetched at once within one job. */
 export const BATCH_VIDEO_CONCURRENCY = 4;
@@ -234,8 +243,9 @@ function batchKind<I extends BatchSource>(
     kind,
     inputSchema,
     poll: batchPoll,
-    estimate: (input) => prices.batchBase + prices.batchPerVideo * batchSize(input),
-    cost: (_input, result) => prices.batchBase + prices.batchPerVideo * result.stats.succeeded,
+    price: BATCH_PRICE,
+    estimate: (input) => BATCH_PRICES.base + BATCH_PRICES.perVideo * batchSize(input),
+    cost: (_input, result) => BATCH_PRICES.base + BATCH_PRICES.perVideo * result.stats.succeeded,
     concurrency: 2,
     timeoutMs: BATCH_TIMEOUT_MS,
     run: (ctx, input) => runBatch(deps, ctx, input, fetchOne(input)),
