@@ -1,11 +1,14 @@
 // The one way a route creates a job: validate, honour Idempotency-Key, check webhookUrl, hold the
 // credits and answer 202 {jobId}; and the one way it is polled. Each job kind's route file calls
-// both, with its paths, kind and body schema.
+// both, with its paths, kind and body schema. Both publish what clients derive from /openapi.json: the
+// operation's name (`operationId`), the kind a POST creates (`x-job-kind`), the kinds a poll route
+// answers and whether its answer is paged (`x-job-kinds`, `x-paged`), and the MCP tool, if any.
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { JobPoll } from '../jobs/types.js';
 import { POLL_ANSWER_BYTES } from '../jobs/views.js';
+import { type McpToolDeclaration, mcpTool } from '../mcp/tools.js';
 import type { HttpContext } from './context.js';
 import { principal } from './plugins/auth.js';
 import { sendJobAccepted, sizingJob } from './plugins/billing.js';
@@ -32,6 +35,13 @@ export type JobBody<T extends TObject> = Static<T> & { webhookUrl?: string };
 
 export interface JobRouteOptions<T extends TObject> {
   path: string;
+  /**
+   * The operation's name in /openapi.json (and the SDK's route name), camelCase: every route of the
+   * served app has one (scripts/sdk-routes.ts refuses an operation without); test kinds go without.
+   */
+  operationId?: string;
+  /** The MCP tool this operation is; with `wait`, it waits at the poll route of `kind`. */
+  mcp?: McpToolDeclaration;
   /** Also answered at these paths (hidden from OpenAPI, named in the description of `path`). */
   aliases?: readonly string[];
   kind: string;
@@ -110,13 +120,27 @@ function registerJobRoute(app: TypedApp, deps: JobRouteDeps, opts: JobRouteOptio
     });
     return sendJobAccepted(reply, accepted.jobId, await charges.ofJob(accountId, accepted));
   };
-  app.post(opts.path, { schema: { ...schema, ...(description && { description }) } }, handler);
+  const published = {
+    ...schema,
+    ...(description && { description }),
+    ...(opts.operationId && { operationId: opts.operationId }),
+    'x-job-kind': opts.kind,
+    ...(opts.mcp && mcpTool(opts.mcp)),
+  };
+  app.post(opts.path, { schema: published }, handler);
   for (const alias of aliases) app.post(alias, { schema: { ...schema, hide: true } }, handler);
 }
 
 export interface PollRouteOptions {
   /** Path under which jobs of these kinds are polled, with `:jobId`. */
   path: string;
+  /**
+   * The operation's name in /openapi.json (and the SDK's route name), camelCase: every route of the
+   * served app has one (scripts/sdk-routes.ts refuses an operation without); test kinds go without.
+   */
+  operationId?: string;
+  /** The MCP tool this operation is. */
+  mcp?: McpToolDeclaration;
   kinds: readonly string[];
   /**
    * The poll these kinds declare (`JobKind.poll`): its schema is the route's 200 (documented, and
@@ -134,6 +158,7 @@ const JobIdParams = Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 
 /**
  * Registers the poll route of a family of job kinds: the caller's job in its kind's
  * shape (the kind's `poll`, the shape webhooks send too). A job of another kind is a 404 there.
+ * Its operation publishes the kinds (`x-job-kinds`) and, with a `pageSize`, that it is paged (`x-paged`).
  */
 export function pollRoute(
   app: TypedApp,
@@ -157,7 +182,14 @@ export function pollRoute(
       path,
       {
         schema: primary
-          ? { ...schema, ...(also && { description: `Also answered at ${also}.` }) }
+          ? {
+              ...schema,
+              ...(also && { description: `Also answered at ${also}.` }),
+              ...(route.operationId && { operationId: route.operationId }),
+              'x-job-kinds': route.kinds,
+              'x-paged': pageSize !== undefined,
+              ...(route.mcp && mcpTool(route.mcp)),
+            }
           : { ...schema, hide: true },
       },
       async (request) => {

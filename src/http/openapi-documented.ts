@@ -5,6 +5,23 @@
 // their own schemas (and handler types, where the default guarantees a value).
 
 import type { ErrorCode } from '../errors.js';
+import type { McpToolDeclaration } from '../mcp/tools.js';
+
+// The `x-` keys a route's schema may carry: @fastify/swagger copies every schema key that starts with
+// `x-` onto the route's operation in /openapi.json as it is (and `operationId` too), so a route declares
+// there what the MCP tools and the SDK's route table are derived from.
+declare module 'fastify' {
+  interface FastifySchema {
+    /** The route is an MCP tool (src/mcp/tools.ts). */
+    'x-mcp-tool'?: McpToolDeclaration;
+    /** The route creates jobs of this kind (jobRoute). */
+    'x-job-kind'?: string;
+    /** The route polls jobs of these kinds (pollRoute). */
+    'x-job-kinds'?: readonly string[];
+    /** The poll answer shows a slice of the job's items from `?skip=`, with `next` while more remain. */
+    'x-paged'?: boolean;
+  }
+}
 
 type Schema = Record<string | symbol, unknown>;
 

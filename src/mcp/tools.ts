@@ -1,6 +1,9 @@
-// The MCP tools: each is one operation of the HTTP API. Its input schema is read from the server's
-// own OpenAPI document (the route's query, path and body schemas), so a tool never drifts from its
-// route; a tool whose operation the server does not have is not offered.
+// The MCP tools: each is one operation of the HTTP API that declares itself a tool where its route is
+// declared (`mcpTool()` in its schema, published in /openapi.json as `x-mcp-tool`). Everything about a
+// tool is read from the server's own OpenAPI document — its name and description, its inputs (the
+// route's query, path and body schemas), where its job is polled (the poll operation whose
+// `x-job-kinds` lists the operation's `x-job-kind`) — so a tool never drifts from its route, and an
+// operation the server does not have is not offered.
 
 export interface ToolSpec {
   name: string;
@@ -14,164 +17,31 @@ export interface ToolSpec {
   markdown?: boolean;
 }
 
-const WAIT_NOTE =
+/** What a route declares about its MCP tool (`x-mcp-tool` of its operation). */
+export interface McpToolDeclaration {
+  name: string;
+  description: string;
+  /** The answer is a page (see ToolSpec.markdown). */
+  markdown?: boolean;
+  /**
+   * The operation may answer 202 {jobId}: the tool waits for the job (up to `waitSeconds`) at the poll
+   * route of the operation's `x-job-kind`, else at GET /v1/jobs/{jobId}.
+   */
+  wait?: boolean;
+}
+
+/** The schema keys that declare a route's MCP tool: spread them into the route's schema. */
+export function mcpTool(tool: McpToolDeclaration): { 'x-mcp-tool': McpToolDeclaration } {
+  return { 'x-mcp-tool': tool };
+}
+
+/** How a waiting tool's description says what it does with a long job. */
+export const WAIT_NOTE =
   'Waits for the job up to `waitSeconds` (default 60); if it is still running, answers its jobId: ' +
   'call job_status with it later.';
 
-export const TOOL_SPECS: readonly ToolSpec[] = [
-  {
-    name: 'transcript',
-    description:
-      "A video's transcript from its URL (on a platform its `url` input lists, or a media file). " +
-      'Native captions answer at once; without them (mode auto or generate) ' +
-      `speech recognition runs as a job. ${WAIT_NOTE} text=true gives one plain string.`,
-    method: 'GET',
-    path: '/v1/transcript',
-    poll: '/v1/transcript/{jobId}',
-  },
-  {
-    name: 'metadata',
-    description:
-      'One shape of metadata for a post or video on any supported platform (or a media file): title, ' +
-      'description, author, stats, media, tags, creation time.',
-    method: 'GET',
-    path: '/v1/metadata',
-  },
-  {
-    name: 'video',
-    description:
-      "A video-sharing-site video's metadata by id or URL: title, channel, counts, tags, duration.",
-    method: 'GET',
-    path: '/v1/vidsite/video',
-  },
-  {
-    name: 'channel',
-    description: "A video-sharing-site channel's metadata by id, handle or URL.",
-    method: 'GET',
-    path: '/v1/vidsite/channel',
-  },
-  {
-    name: 'playlist',
-    description: "A video-sharing-site playlist's metadata: title, description, counts, channel.",
-    method: 'GET',
-    path: '/v1/vidsite/playlist',
-  },
-  {
-    name: 'search',
-    description: 'Search the video-sharing site for videos, channels or playlists, with filters.',
-    method: 'GET',
-    path: '/v1/vidsite/search',
-  },
-  {
-    name: 'comments',
-    description: "A video-sharing-site video's comments.",
-    method: 'GET',
-    path: '/v1/vidsite/comments',
-  },
-  {
-    name: 'microblog_post',
-    description: "A microblog post's text, author, counts and media by URL.",
-    method: 'GET',
-    path: '/v1/microblog/post',
-  },
-  {
-    name: 'scrape',
-    description:
-      'A web page as Markdown (main content): the Markdown is the first text item, then a JSON item ' +
-      'with its url, title (name), description and links (urls).',
-    method: 'GET',
-    path: '/v1/web/scrape',
-    markdown: true,
-  },
-  {
-    name: 'map',
-    description: "The URLs of a site's pages (sitemaps and links), without fetching their content.",
-    method: 'GET',
-    path: '/v1/web/map',
-  },
-  {
-    name: 'crawl_start',
-    description:
-      'Start crawling a site (a job): answers its jobId at once. Read the pages with crawl_status as they come.',
-    method: 'POST',
-    path: '/v1/web/crawl',
-  },
-  {
-    name: 'crawl_status',
-    description:
-      "A crawl's status and pages: up to 100 pages from `skip`; `next` names the following slice while more remain.",
-    method: 'GET',
-    path: '/v1/web/crawl/{jobId}',
-  },
-  {
-    name: 'ocr',
-    description: `The text shown on screen in a video, as timed segments (a job). ${WAIT_NOTE}`,
-    method: 'POST',
-    path: '/v1/video/ocr',
-    poll: '/v1/video/ocr/{jobId}',
-  },
-  {
-    name: 'describe',
-    description: `Describe a video with AI vision over its key frames (a job). ${WAIT_NOTE}`,
-    method: 'POST',
-    path: '/v1/video/describe',
-    poll: '/v1/video/describe/{jobId}',
-  },
-  {
-    name: 'extract',
-    description: `Structured data from a video with AI, following a prompt and/or a JSON Schema (a job). ${WAIT_NOTE}`,
-    method: 'POST',
-    path: '/v1/extract',
-    poll: '/v1/extract/{jobId}',
-  },
-  {
-    name: 'job_status',
-    description: 'Any job of yours by id: its status, credits and, once ended, its result.',
-    method: 'GET',
-    path: '/v1/jobs/{jobId}',
-  },
-  {
-    name: 'monitor_create',
-    description:
-      'Watch a channel or playlist for new videos, or a page or a site for changes, checked on a schedule ' +
-      '(`every`: an interval like 1h or a cron expression). The first check sets the baseline; later ' +
-      'checks record events (read them with monitor_events). Each check costs what its requests cost.',
-    method: 'POST',
-    path: '/v1/monitors',
-  },
-  {
-    name: 'monitor_list',
-    description:
-      "Your monitors, newest first: each one's id, kind, target, schedule, status and counts of checks " +
-      'and events. `next` is the cursor of the following page.',
-    method: 'GET',
-    path: '/v1/monitors',
-  },
-  {
-    name: 'monitor_events',
-    description:
-      "A monitor's events by its `id`, newest first: video.new, page.changed (with a diff), page.gone, " +
-      'page.back, site.changed, check.failed, monitor.paused, monitor.resumed. ' +
-      '`next` is the cursor of the following page.',
-    method: 'GET',
-    path: '/v1/monitors/{id}/events',
-  },
-  {
-    name: 'monitor_check',
-    description:
-      'Check a monitor by its `id` now, outside its schedule (a job; what it finds is read with ' +
-      `monitor_events). ${WAIT_NOTE}`,
-    method: 'POST',
-    path: '/v1/monitors/{id}/check',
-    poll: '/v1/jobs/{jobId}',
-  },
-  {
-    name: 'balance',
-    description: 'Your account: its e-mail and credit balance.',
-    method: 'GET',
-    path: '/v1/account',
-  },
-];
+/** Where a job whose kind has no poll route of its own is polled. */
+const GET_JOB_PATH = '/v1/jobs/{jobId}';
 
 /** The most a job tool waits, and its default wait. */
 export const MAX_WAIT_SECONDS = 300;
@@ -188,8 +58,14 @@ interface OpenApiParameter {
 }
 
 interface OpenApiOperation {
+  operationId?: string;
   parameters?: OpenApiParameter[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+  'x-mcp-tool'?: McpToolDeclaration;
+  /** A job operation: the kind of job it creates. */
+  'x-job-kind'?: string;
+  /** A poll operation: the job kinds polled there. */
+  'x-job-kinds'?: string[];
 }
 
 export interface OpenApiDocument {
@@ -202,12 +78,40 @@ export interface Tool extends ToolSpec {
   pathParams: string[];
 }
 
-/** The tools this server can offer: those whose operation its OpenAPI document has, with their inputs. */
+const METHODS = ['get', 'post'] as const;
+
+/** Every GET and POST operation of the document, in its order. */
+function operations(doc: OpenApiDocument) {
+  return Object.entries(doc.paths ?? {}).flatMap(([path, ops]) =>
+    METHODS.flatMap((method) => {
+      const op = ops?.[method];
+      return op ? [{ path, method: method.toUpperCase() as 'GET' | 'POST', op }] : [];
+    }),
+  );
+}
+
+/** The tools this server offers: its operations that declare one (`x-mcp-tool`), with their inputs. */
 export function toolsFrom(doc: OpenApiDocument): Tool[] {
+  const ops = operations(doc);
+  const pollOf = new Map<string, string>();
+  for (const { path, method, op } of ops) {
+    if (method !== 'GET') continue;
+    for (const kind of op['x-job-kinds'] ?? []) if (!pollOf.has(kind)) pollOf.set(kind, path);
+  }
+  const getJob = ops.find((o) => o.op.operationId === 'getJob')?.path ?? GET_JOB_PATH;
   const tools: Tool[] = [];
-  for (const spec of TOOL_SPECS) {
-    const op = doc.paths?.[spec.path]?.[spec.method.toLowerCase()];
-    if (!op) continue;
+  for (const { path, method, op } of ops) {
+    const declared = op['x-mcp-tool'];
+    if (!declared) continue;
+    const kind = op['x-job-kind'];
+    const spec: ToolSpec = {
+      name: declared.name,
+      description: declared.description,
+      method,
+      path,
+      ...(declared.wait && { poll: (kind !== undefined && pollOf.get(kind)) || getJob }),
+      ...(declared.markdown && { markdown: true }),
+    };
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     const pathParams: string[] = [];

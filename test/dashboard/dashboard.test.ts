@@ -463,12 +463,12 @@ describeWithChromium('dashboard in headless Chromium', () => {
         "getComputedStyle(document.querySelector('.swagger-ui .topbar')).backgroundColor",
       );
       expect(bar).toBe('rgb(16, 35, 63)');
-      await docs.locator('#operations-Web-get_v1_web_scrape').click();
-      const render = docs.locator('#operations-Web-get_v1_web_scrape tr[data-param-name="render"]');
+      await docs.locator('#operations-Web-scrape').click();
+      const render = docs.locator('#operations-Web-scrape tr[data-param-name="render"]');
       await render.waitFor();
       // Swagger UI marks a required parameter with an asterisk after its name.
       expect(await render.textContent()).toMatch(/^render(?!\s*\*)/);
-      const url = docs.locator('#operations-Web-get_v1_web_scrape tr[data-param-name="url"]');
+      const url = docs.locator('#operations-Web-scrape tr[data-param-name="url"]');
       expect(await url.textContent()).toMatch(/^url\s*\*/);
       await shot(docs, '11-docs');
     } finally {

@@ -46,7 +46,7 @@ async function check(link: string, page: string): Promise<string | null> {
   }
   if (res.statusCode >= 400) return `${link} (on ${page}) answers ${res.statusCode}`;
   const fragment = decodeURIComponent(target.hash.slice(1));
-  // Swagger UI's own deep links (#/Web/get_v1_web_scrape) are its script's routes, not elements.
+  // Swagger UI's own deep links (#/Web/scrape) are its script's routes, not elements.
   if (fragment && !fragment.startsWith('/') && !anchorsOf(res.body).has(fragment)) {
     return `${link} (on ${page}): no element #${fragment} on ${target.pathname}`;
   }

@@ -1,17 +1,21 @@
-// The SDK cannot drift from the API: every operation the server publishes in /openapi.json (aliases are
-// hidden there) has a route in the SDK's table, every route of the table is published, and every route
-// of the table is called by some client method.
+// The SDK cannot drift from the API: its route table (packages/sdk/src/routes.ts) is generated from
+// the server's /openapi.json by scripts/sdk-routes.ts, and the committed file must be what the script
+// writes from the server now (run `npm run sdk:routes` after changing a route); every route of the
+// table is called by some client method.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../packages/sdk/src/routes.js';
+import { pagedKinds, pollRouteOfKind, routes } from '../../packages/sdk/src/routes.js';
+import { type RoutesDocument, SDK_ROUTES_FILE, sdkRoutesSource } from '../../scripts/sdk-routes.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-const sdkSrc = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/sdk/src');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const sdkSrc = path.join(root, 'packages/sdk/src');
 
 let t: TestApp;
+let doc: RoutesDocument;
 let published: string[];
 
 beforeAll(async () => {
@@ -19,9 +23,9 @@ beforeAll(async () => {
   t = await createTestApp();
   const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
   expect(res.statusCode).toBe(200);
-  const doc = res.json() as { paths: Record<string, Record<string, unknown>> };
-  published = Object.entries(doc.paths).flatMap(([p, ops]) =>
-    Object.keys(ops)
+  doc = res.json() as RoutesDocument;
+  published = Object.entries(doc.paths ?? {}).flatMap(([p, ops]) =>
+    Object.keys(ops ?? {})
       .filter((m) => METHODS.includes(m))
       .map((m) => `${m.toUpperCase()} ${p}`),
   );
@@ -29,8 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-const inTable = () => Object.values(routes).map((r) => `${r.method} ${r.path}`);
 
 describe('SDK route table against /openapi.json', () => {
   it('publishes operations (sanity: the document was read)', () => {
@@ -40,18 +42,26 @@ describe('SDK route table against /openapi.json', () => {
     expect(published.some((op) => op.includes('/v1/youtube/'))).toBe(false);
   });
 
-  it('has an SDK route for every published operation', () => {
-    const missing = published.filter((op) => !inTable().includes(op));
-    expect(missing, 'published operations without an SDK method').toEqual([]);
+  it('is the file scripts/sdk-routes.ts writes from the server now (`npm run sdk:routes`)', () => {
+    const committed = fs.readFileSync(path.join(root, SDK_ROUTES_FILE), 'utf8');
+    expect(committed, `${SDK_ROUTES_FILE} is stale: run \`npm run sdk:routes\``).toBe(sdkRoutesSource(doc));
   });
 
-  it('calls only published operations', () => {
-    const unknown = inTable().filter((op) => !published.includes(op));
-    expect(unknown, 'SDK routes the server does not publish').toEqual([]);
+  it('has one route per published operation, named by its operationId', () => {
+    const inTable = Object.values(routes).map((r) => `${r.method} ${r.path}`);
+    expect(inTable.sort()).toEqual([...published].sort());
+    expect(routes.register).toEqual({ method: 'POST', path: '/v1/auth/register' });
+    expect(routes.transcriptPoll).toEqual({ method: 'GET', path: '/v1/transcript/{jobId}' });
   });
 
-  it('lists each operation once', () => {
-    expect(new Set(inTable()).size).toBe(inTable().length);
+  it('knows where the job kinds are polled and which poll answers are paged', () => {
+    expect(pollRouteOfKind.crawl).toBe('crawlPoll');
+    expect(pollRouteOfKind.transcript_batch).toBe('batchPoll');
+    expect([...pagedKinds].sort()).toEqual(['crawl', 'transcript_batch', 'video_batch']);
+  });
+
+  it('refuses an operation without an operationId', () => {
+    expect(() => sdkRoutesSource({ paths: { '/v1/x': { get: {} } } })).toThrow(/GET \/v1\/x: no operationId/);
   });
 
   it('has a client method calling every route of the table', () => {

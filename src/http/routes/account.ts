@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { transactionTypes } from '../../billing/ledger.js';
 import { MAX_BUCKETS } from '../../billing/usage.js';
+import { mcpTool } from '../../mcp/tools.js';
 import type { HttpContext } from '../context.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Limit, Nullable, Offset, StringEnum } from '../schemas/common.js';
@@ -16,6 +17,8 @@ export const accountRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'usage'>>
     {
       schema: {
         tags: ['Credits'],
+        operationId: 'account',
+        ...mcpTool({ name: 'balance', description: 'Your account: its e-mail and credit balance.' }),
         summary: 'The account and its credit balance',
         response: {
           200: Type.Object({
@@ -37,6 +40,7 @@ export const accountRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'usage'>>
     {
       schema: {
         tags: ['Accounts'],
+        operationId: 'rotateWebhookSecret',
         summary: 'A new webhook signing secret; the old one stops signing at once (extension)',
         response: {
           200: Type.Object({
@@ -54,6 +58,7 @@ export const accountRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'usage'>>
     {
       schema: {
         tags: ['Credits'],
+        operationId: 'me',
         summary: 'The account in the hosted service’s shape: plan and credits of this month',
         description:
           '`organizationId` is the account id and `plan` is `self-hosted`; `usedCredits` are the credits ' +
@@ -92,6 +97,7 @@ export const accountRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'usage'>>
     {
       schema: {
         tags: ['Credits'],
+        operationId: 'usage',
         summary: 'Credit transactions, newest first',
         description:
           'Pages by `offset` (the spec’s way; a deep offset costs the rows it skips) or by `cursor`: pass ' +
@@ -158,6 +164,7 @@ export const accountRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'usage'>>
     {
       schema: {
         tags: ['Credits'],
+        operationId: 'usageSummary',
         summary: 'Credits spent, bought and granted per hour or day and per operation',
         description:
           'Read from sums the ledger keeps in the same transaction as each entry, so it always equals the ' +

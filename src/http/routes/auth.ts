@@ -43,6 +43,7 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
       config: { public: true, attemptLimited: true },
       schema: {
         tags: ['Accounts'],
+        operationId: 'register',
         summary: 'Create an account: answers the first API key and 100 free credits',
         security: [],
         body: Credentials,
@@ -70,6 +71,7 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
       config: { public: true, attemptLimited: true },
       schema: {
         tags: ['Accounts'],
+        operationId: 'login',
         summary: 'Log in: answers a session token usable as Bearer for 24 hours (extension)',
         security: [],
         body: Credentials,
@@ -95,6 +97,7 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
     {
       schema: {
         tags: ['Accounts'],
+        operationId: 'logout',
         summary: 'Log out: ends the session token sent as Bearer, on every server (extension)',
         description:
           'Only for session tokens: with an API key it is a 403 and the key stays valid (revoke keys with DELETE /v1/keys/{key_id}).',
@@ -115,6 +118,7 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
       config: { attemptLimited: true },
       schema: {
         tags: ['Accounts'],
+        operationId: 'changePassword',
         summary: 'Change the password; every other login session ends (extension)',
         description:
           'Needs the current password (a wrong one is a 403). Every other login session ends; the session making the ' +
@@ -162,6 +166,7 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
     {
       schema: {
         tags: ['Accounts'],
+        operationId: 'listSessions',
         summary: "List the account's live login sessions (never their tokens) (extension)",
         response: {
           200: Type.Object({ sessions: Type.Array(SessionSummary) }),
@@ -180,6 +185,7 @@ export const authRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticat
     {
       schema: {
         tags: ['Accounts'],
+        operationId: 'revokeSession',
         summary: "End one of the account's sessions; it stops working at once (extension)",
         params: Type.Object({
           session_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z_]+$' }),

@@ -37,6 +37,7 @@ export const creditRoutes: RoutePlugin<Pick<HttpContext, 'checkouts'>> = async (
       config: { public: true },
       schema: {
         tags: ['Credits'],
+        operationId: 'packages',
         summary: 'Credit packages on sale (no key needed)',
         security: [],
         response: {
@@ -58,6 +59,7 @@ export const creditRoutes: RoutePlugin<Pick<HttpContext, 'checkouts'>> = async (
     {
       schema: {
         tags: ['Credits'],
+        operationId: 'purchase',
         summary: 'Start buying a package: answers the checkout URL to open',
         // The spec names it package_id; packageId (how the answer and the SDKs spell it) is taken too.
         body: Type.Object(

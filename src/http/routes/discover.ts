@@ -3,6 +3,7 @@
 // answer as /v1/vidsite/* do, where the hosted service's clients look for them.
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
+import { mcpTool } from '../../mcp/tools.js';
 import { wirePlatformName } from '../../sources/post-metadata.js';
 import { MAX_SEARCH_LIMIT, maxSearchPages } from '../../sources/youtube/search.fetch.js';
 import {
@@ -90,6 +91,13 @@ export const discoverRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'youtub
     {
       schema: {
         tags: ['Posts'],
+        operationId: 'metadata',
+        ...mcpTool({
+          name: 'metadata',
+          description:
+            'One shape of metadata for a post or video on any supported platform (or a media file): title, ' +
+            'description, author, stats, media, tags, creation time.',
+        }),
         summary: 'Metadata of a post or video on any platform, in one shape',
         description: `${platforms.described}. Values a platform does not show are null. 1 credit.`,
         querystring: Type.Object({
@@ -115,6 +123,11 @@ export const discoverRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'youtub
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'playlist',
+        ...mcpTool({
+          name: 'playlist',
+          description: "A video-sharing-site playlist's metadata: title, description, counts, channel.",
+        }),
         summary: "A playlist's details: title, description, counts, channel",
         querystring: Type.Object({
           id: Type.String({
@@ -143,6 +156,11 @@ export const discoverRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'youtub
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'search',
+        ...mcpTool({
+          name: 'search',
+          description: 'Search the video-sharing site for videos, channels or playlists, with filters.',
+        }),
         summary: 'Search the video-sharing platform: videos, channels and playlists',
         description:
           'Without `limit`: one page of results and a `nextPageToken` for the next. With `limit` (1–1000): ' +

@@ -2,6 +2,7 @@
 // (the shared poll routes; its `error` is an object). The schema is checked here: a bad one is a 400.
 import { Type } from '@sinclair/typebox';
 import { AppError, invalid } from '../../errors.js';
+import { WAIT_NOTE } from '../../mcp/tools.js';
 import { requireProvider } from '../../media/ai/providers.js';
 import { EXTRACT_KIND, type ExtractInput, extractPoll } from '../../media/extract-job.js';
 import { MAX_SCHEMA_BYTES, schemaProblem } from '../../media/llm/schema.js';
@@ -33,6 +34,12 @@ export const extractRoutes: RoutePlugin<ExtractDeps> = async (app, deps) => {
     path: '/v1/extract',
     kind: EXTRACT_KIND,
     tags: ['Videos'],
+    operationId: 'extract',
+    mcp: {
+      name: 'extract',
+      description: `Structured data from a video with AI, following a prompt and/or a JSON Schema (a job). ${WAIT_NOTE}`,
+      wait: true,
+    },
     summary: 'Structured data from a video with AI (a job): poll GET /v1/extract/{jobId}',
     description:
       'At least one of `prompt` and `schema`. The transcript (captions, else speech recognition) and key ' +
@@ -66,6 +73,7 @@ export const extractRoutes: RoutePlugin<ExtractDeps> = async (app, deps) => {
     path: '/v1/extract/:jobId',
     kinds: [EXTRACT_KIND],
     poll: extractPoll,
+    operationId: 'extractPoll',
     summary: 'Poll an extract job',
   });
 };

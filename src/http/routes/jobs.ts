@@ -2,6 +2,7 @@
 // lives in the route file of its POST (job-route.ts pollRoute).
 import { Type } from '@sinclair/typebox';
 import { jobSummary } from '../../jobs/views.js';
+import { mcpTool } from '../../mcp/tools.js';
 import type { HttpContext } from '../context.js';
 import { principal } from '../plugins/auth.js';
 import { errorResponses, Limit, Nullable, Offset, StringEnum } from '../schemas/common.js';
@@ -41,6 +42,7 @@ export const jobRoutes: RoutePlugin<Pick<HttpContext, 'jobs'>> = async (app, { j
     {
       schema: {
         tags: ['Jobs'],
+        operationId: 'listJobs',
         summary: "The caller's jobs, newest first",
         description:
           'Pages by `offset` (the spec’s way; a deep offset costs the rows it skips) or by `cursor`: pass ' +
@@ -85,6 +87,11 @@ export const jobRoutes: RoutePlugin<Pick<HttpContext, 'jobs'>> = async (app, { j
     {
       schema: {
         tags: ['Jobs'],
+        operationId: 'getJob',
+        ...mcpTool({
+          name: 'job_status',
+          description: 'Any job of yours by id: its status, credits and, once ended, its result.',
+        }),
         summary: 'One job: its summary and result (readable 24 h after it ends)',
         params: JobIdParams,
         response: {
@@ -117,6 +124,7 @@ export const jobRoutes: RoutePlugin<Pick<HttpContext, 'jobs'>> = async (app, { j
       url,
       schema: {
         tags: ['Jobs'],
+        operationId: 'cancelJob',
         summary: 'Cancel a queued or running job',
         description: `${CANCEL_DESCRIPTION}\n\nAlso answered at \`DELETE /v1/jobs/{jobId}\`.`,
         hide,

@@ -22,6 +22,7 @@ export const keyRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticato
     {
       schema: {
         tags: ['Accounts'],
+        operationId: 'createKey',
         summary: 'Create an additional API key (the secret is shown only in this answer)',
         body: Type.Object(
           { name: Type.String({ minLength: 1, maxLength: 200 }) },
@@ -47,6 +48,7 @@ export const keyRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticato
     {
       schema: {
         tags: ['Accounts'],
+        operationId: 'listKeys',
         summary: "List the caller's API keys (never their secrets)",
         response: { 200: Type.Object({ keys: Type.Array(KeySummary) }), ...errorResponses(401, 429) },
       },
@@ -59,6 +61,7 @@ export const keyRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'authenticato
     {
       schema: {
         tags: ['Accounts'],
+        operationId: 'revokeKey',
         summary: 'Revoke a key; it stops working at once',
         params: Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }),
         response: {

@@ -2,6 +2,7 @@
 // Atom feed (authorised by the monitor's feed token in its URL: feed readers cannot send headers).
 import { type TSchema, Type } from '@sinclair/typebox';
 import { notFound } from '../../errors.js';
+import { mcpTool, WAIT_NOTE } from '../../mcp/tools.js';
 import { monitorFeed } from '../../monitors/feed.js';
 import { MONITOR_KINDS, MonitorOptions } from '../../monitors/kinds.js';
 import type { MonitorRow, MonitorService } from '../../monitors/service.js';
@@ -175,6 +176,14 @@ export const monitorRoutes: RoutePlugin<Pick<HttpContext, 'monitors' | 'charges'
     {
       schema: {
         tags: ['Monitors'],
+        operationId: 'createMonitor',
+        ...mcpTool({
+          name: 'monitor_create',
+          description:
+            'Watch a channel or playlist for new videos, or a page or a site for changes, checked on a schedule ' +
+            '(`every`: an interval like 1h or a cron expression). The first check sets the baseline; later ' +
+            'checks record events (read them with monitor_events). Each check costs what its requests cost.',
+        }),
         summary: 'Create a monitor: new videos of a channel or playlist, changes of a page or a site',
         description:
           'The target is checked now (an unknown channel or private playlist is a 404); the first check runs at once and sets the baseline (it reports nothing); later checks report what is new, as events sent to `webhookUrl` and listed at `/v1/monitors/{id}/events`. Each check costs what its requests cost (held before, settled after; a failed check costs nothing).',
@@ -193,6 +202,13 @@ export const monitorRoutes: RoutePlugin<Pick<HttpContext, 'monitors' | 'charges'
     {
       schema: {
         tags: ['Monitors'],
+        operationId: 'listMonitors',
+        ...mcpTool({
+          name: 'monitor_list',
+          description:
+            "Your monitors, newest first: each one's id, kind, target, schedule, status and counts of checks " +
+            'and events. `next` is the cursor of the following page.',
+        }),
         summary: "The caller's monitors, newest first",
         querystring: Type.Object({ limit: Limit(100, 20), cursor: Cursor }),
         response: ok(
@@ -218,6 +234,7 @@ export const monitorRoutes: RoutePlugin<Pick<HttpContext, 'monitors' | 'charges'
     {
       schema: {
         tags: ['Monitors'],
+        operationId: 'getMonitor',
         summary: 'A monitor, with its last checks',
         params: MonitorId,
         response: ok(Monitor, 401, 404, 429),
@@ -231,6 +248,7 @@ export const monitorRoutes: RoutePlugin<Pick<HttpContext, 'monitors' | 'charges'
     {
       schema: {
         tags: ['Monitors'],
+        operationId: 'updateMonitor',
         summary: 'Pause, resume or change a monitor',
         params: MonitorId,
         body: ChangeBody,
@@ -246,6 +264,7 @@ export const monitorRoutes: RoutePlugin<Pick<HttpContext, 'monitors' | 'charges'
     {
       schema: {
         tags: ['Monitors'],
+        operationId: 'deleteMonitor',
         summary: 'End a monitor: no more checks; its events are deleted with it',
         params: MonitorId,
         response: ok(Type.Object({ id: Type.String(), deleted: Type.Boolean() }), 401, 404, 429),
@@ -262,6 +281,14 @@ export const monitorRoutes: RoutePlugin<Pick<HttpContext, 'monitors' | 'charges'
     {
       schema: {
         tags: ['Monitors'],
+        operationId: 'checkMonitor',
+        ...mcpTool({
+          name: 'monitor_check',
+          description:
+            'Check a monitor by its `id` now, outside its schedule (a job; what it finds is read with ' +
+            `monitor_events). ${WAIT_NOTE}`,
+          wait: true,
+        }),
         summary: 'Check a monitor now (a check already running answers instead)',
         params: MonitorId,
         response: { 202: JobAccepted, ...errorResponses(401, 402, 404, 429) },
@@ -279,6 +306,14 @@ export const monitorRoutes: RoutePlugin<Pick<HttpContext, 'monitors' | 'charges'
     {
       schema: {
         tags: ['Monitors'],
+        operationId: 'monitorEvents',
+        ...mcpTool({
+          name: 'monitor_events',
+          description:
+            "A monitor's events by its `id`, newest first: video.new, page.changed (with a diff), page.gone, " +
+            'page.back, site.changed, check.failed, monitor.paused, monitor.resumed. ' +
+            '`next` is the cursor of the following page.',
+        }),
         summary: "A monitor's events, newest first, with the state of each one's webhook",
         params: MonitorId,
         querystring: Type.Object({ limit: Limit(100, 20), cursor: Cursor }),
@@ -328,6 +363,7 @@ export const monitorRoutes: RoutePlugin<Pick<HttpContext, 'monitors' | 'charges'
       schema: {
         security: [],
         tags: ['Monitors'],
+        operationId: 'monitorFeed',
         summary: "A monitor's events as an Atom feed (for feed readers: the token in the URL authorises it)",
         params: MonitorId,
         querystring: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),

@@ -57,6 +57,7 @@ export const systemRoutes: RoutePlugin<Pick<HttpContext, 'jobs' | 'readiness'>> 
       config: { public: true, neverShed: true },
       schema: {
         tags: ['System'],
+        operationId: 'health',
         summary: 'Liveness: the process answers',
         security: [],
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
@@ -71,6 +72,7 @@ export const systemRoutes: RoutePlugin<Pick<HttpContext, 'jobs' | 'readiness'>> 
       config: { public: true, neverShed: true },
       schema: {
         tags: ['System'],
+        operationId: 'ready',
         summary: 'Readiness: the database (and Redis, when configured) answer',
         security: [],
         response: {

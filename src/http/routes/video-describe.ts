@@ -1,5 +1,7 @@
 // POST /v1/video/describe: a describe job (AI vision over key frames, or the text shown on them with
 // mode=ocr); polled at GET /v1/video/describe/{jobId} (the shared poll routes).
+
+import { WAIT_NOTE } from '../../mcp/tools.js';
 import { requireProvider } from '../../media/ai/providers.js';
 import { DESCRIBE_KIND, DescribeBody, type DescribeInput, describePoll } from '../../media/describe-job.js';
 import type { HttpContext } from '../context.js';
@@ -14,6 +16,12 @@ export const videoDescribeRoutes: RoutePlugin<VideoDescribeDeps> = async (app, d
     path: '/v1/video/describe',
     kind: DESCRIBE_KIND,
     tags: ['Videos'],
+    operationId: 'describe',
+    mcp: {
+      name: 'describe',
+      description: `Describe a video with AI vision over its key frames (a job). ${WAIT_NOTE}`,
+      wait: true,
+    },
     summary: 'Describe a video with AI vision (a job): poll GET /v1/video/describe/{jobId}',
     description:
       'Up to `maxFrames` frames, chosen where the picture changes (evenly spread otherwise), scaled so the long ' +
@@ -45,6 +53,7 @@ export const videoDescribeRoutes: RoutePlugin<VideoDescribeDeps> = async (app, d
     path: '/v1/video/describe/:jobId',
     kinds: [DESCRIBE_KIND],
     poll: describePoll,
+    operationId: 'describePoll',
     summary: 'Poll a describe job',
   });
 };

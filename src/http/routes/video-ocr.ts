@@ -1,5 +1,7 @@
 // POST /v1/video/ocr: an OCR job (the text shown on screen, as timed segments); polled at
 // GET /v1/video/ocr/{jobId} (the shared poll routes: `pending` while queued).
+
+import { WAIT_NOTE } from '../../mcp/tools.js';
 import { OCR_DEFAULT_HOLD_MINUTES, OCR_KIND, OcrBody, type OcrInput, ocrPoll } from '../../media/ocr-job.js';
 import type { HttpContext } from '../context.js';
 import { jobRoute, pollRoute } from '../job-route.js';
@@ -13,6 +15,12 @@ export const videoOcrRoutes: RoutePlugin<VideoOcrDeps> = async (app, deps) => {
     path: '/v1/video/ocr',
     kind: OCR_KIND,
     tags: ['Videos'],
+    operationId: 'ocr',
+    mcp: {
+      name: 'ocr',
+      description: `The text shown on screen in a video, as timed segments (a job). ${WAIT_NOTE}`,
+      wait: true,
+    },
     summary: 'Read the text shown in a video (a job): poll GET /v1/video/ocr/{jobId}',
     description:
       'Frames are sampled twice a second; the ones whose overlaid text may have changed are read with ' +
@@ -35,6 +43,7 @@ export const videoOcrRoutes: RoutePlugin<VideoOcrDeps> = async (app, deps) => {
     path: '/v1/video/ocr/:jobId',
     kinds: [OCR_KIND],
     poll: ocrPoll,
+    operationId: 'ocrPoll',
     summary: 'Poll an OCR job',
   });
 };

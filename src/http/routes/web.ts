@@ -2,6 +2,7 @@
 // a site (a job; polled at GET /v1/web/crawl/{jobId}).
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
+import { mcpTool } from '../../mcp/tools.js';
 import { CRAWL_KIND, CrawlBody, crawlInput } from '../../sources/web/crawl-job.js';
 import { crawlPoll } from '../../sources/web/crawl-poll.js';
 import { answerBodies } from '../answer-body.js';
@@ -55,6 +56,14 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
     {
       schema: {
         tags: ['Web'],
+        operationId: 'scrape',
+        ...mcpTool({
+          name: 'scrape',
+          description:
+            'A web page as Markdown (main content): the Markdown is the first text item, then a JSON item ' +
+            'with its url, title (name), description and links (urls).',
+          markdown: true,
+        }),
         summary: 'A web page as Markdown, with its title, description and links',
         querystring: Type.Object({
           url: PageUrl,
@@ -99,6 +108,11 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
     {
       schema: {
         tags: ['Web'],
+        operationId: 'map',
+        ...mcpTool({
+          name: 'map',
+          description: "The URLs of a site's pages (sitemaps and links), without fetching their content.",
+        }),
         summary: "A site's links: the page's own and its sitemaps', normalised and deduplicated",
         querystring: Type.Object({
           url: PageUrl,
@@ -133,6 +147,12 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
     path: '/v1/web/crawl',
     kind: CRAWL_KIND,
     tags: ['Web'],
+    operationId: 'crawl',
+    mcp: {
+      name: 'crawl_start',
+      description:
+        'Start crawling a site (a job): answers its jobId at once. Read the pages with crawl_status as they come.',
+    },
     summary: 'Crawl a site (a job): poll GET /v1/web/crawl/{jobId}',
     body: CrawlBody,
     toInput: ({ webhookUrl: _, ...body }) => crawlInput(body, fetcher),
@@ -142,6 +162,12 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
     path: '/v1/web/crawl/:jobId',
     kinds: [CRAWL_KIND],
     poll: crawlPoll,
+    operationId: 'crawlPoll',
+    mcp: {
+      name: 'crawl_status',
+      description:
+        "A crawl's status and pages: up to 100 pages from `skip`; `next` names the following slice while more remain.",
+    },
     summary: 'Poll a crawl job: pages from ?skip=N, and `next` while more remain',
   });
 };

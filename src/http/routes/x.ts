@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';
+import { mcpTool } from '../../mcp/tools.js';
 import { aliasedGet } from '../alias-route.js';
 import type { HttpContext } from '../context.js';
 import { paid } from '../plugins/billing.js';
@@ -59,6 +60,11 @@ export const xRoutes: RoutePlugin<Pick<HttpContext, 'platforms' | 'charges'>> = 
     {
       schema: {
         tags: ['Posts'],
+        operationId: 'microblogPost',
+        ...mcpTool({
+          name: 'microblog_post',
+          description: "A microblog post's text, author, counts and media by URL.",
+        }),
         summary: "A microblog post's metadata",
         description:
           'From the post URL on either hostname (x.com, twitter.com; mobile hosts, /i/status/, t.co links). ' +

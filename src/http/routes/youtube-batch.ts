@@ -26,6 +26,7 @@ export const youtubeBatchRoutes: RoutePlugin<YouTubeBatchDeps> = async (app, dep
     aliases: ['/v1/youtube/transcript/batch'],
     kind: TRANSCRIPT_BATCH_KIND,
     tags: ['Videos'],
+    operationId: 'transcriptBatch',
     summary: 'Transcripts of many videos (a job): poll GET /v1/vidsite/batch/{jobId}',
     description: `${SOURCE_RULES} Native captions only (a video without them fails with \`transcript_unavailable\`).`,
     body: TranscriptBatchBody,
@@ -37,6 +38,7 @@ export const youtubeBatchRoutes: RoutePlugin<YouTubeBatchDeps> = async (app, dep
     aliases: ['/v1/youtube/video/batch'],
     kind: VIDEO_BATCH_KIND,
     tags: ['Videos'],
+    operationId: 'videoBatch',
     summary: 'Metadata of many videos (a job): poll GET /v1/vidsite/batch/{jobId}',
     description: SOURCE_RULES,
     body: VideoBatchBody,
@@ -48,6 +50,7 @@ export const youtubeBatchRoutes: RoutePlugin<YouTubeBatchDeps> = async (app, dep
     aliases: ['/v1/youtube/batch/:jobId'],
     kinds: [TRANSCRIPT_BATCH_KIND, VIDEO_BATCH_KIND],
     poll: batchPoll,
+    operationId: 'batchPoll',
     summary: 'Poll a transcript or video batch job: results from ?skip=N, and `next` while more remain',
   });
 };

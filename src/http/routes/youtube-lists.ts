@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';
+import { mcpTool } from '../../mcp/tools.js';
 import { parseChannelRef, parsePlaylistId, parseVideoId } from '../../sources/youtube/ids.js';
 import { aliasedGet } from '../alias-route.js';
 import type { HttpContext } from '../context.js';
@@ -81,6 +82,11 @@ export const youtubeListRoutes: RoutePlugin<Pick<HttpContext, 'youtube' | 'charg
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'channel',
+        ...mcpTool({
+          name: 'channel',
+          description: "A video-sharing-site channel's metadata by id, handle or URL.",
+        }),
         summary: "A channel's metadata",
         description:
           'Every field is present, null when the platform does not show it. Counts are exact where the ' +
@@ -108,6 +114,7 @@ export const youtubeListRoutes: RoutePlugin<Pick<HttpContext, 'youtube' | 'charg
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'channelVideos',
         summary: "A channel's video ids",
         description:
           'Ids from the Videos, Shorts and Live tabs, newest first. With `type=all`, `limit` is a total ' +
@@ -144,6 +151,7 @@ export const youtubeListRoutes: RoutePlugin<Pick<HttpContext, 'youtube' | 'charg
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'playlistVideos',
         summary: "A playlist's video ids",
         description:
           'Ids in playlist order. Items the platform marks as shorts are in `shortIds`, streams live now ' +
@@ -177,6 +185,8 @@ export const youtubeListRoutes: RoutePlugin<Pick<HttpContext, 'youtube' | 'charg
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'comments',
+        ...mcpTool({ name: 'comments', description: "A video-sharing-site video's comments." }),
         summary: "A video's comments",
         description:
           "Top-level comments (replies are counted in `replyCount`), in the platform's Top order or " +

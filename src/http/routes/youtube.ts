@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { AppError, invalid } from '../../errors.js';
+import { mcpTool, WAIT_NOTE } from '../../mcp/tools.js';
 import { TRANSCRIPT_KIND, transcriptPoll } from '../../media/transcript-job.js';
 import type { MediaRef } from '../../sources/platform.js';
 import { parseVideoId } from '../../sources/youtube/ids.js';
@@ -154,6 +155,16 @@ export const youtubeRoutes: RoutePlugin<YouTubeDeps> = async (app, deps) => {
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'transcript',
+        'x-job-kind': TRANSCRIPT_KIND,
+        ...mcpTool({
+          name: 'transcript',
+          description:
+            "A video's transcript from its URL (on a platform its `url` input lists, or a media file). " +
+            'Native captions answer at once; without them (mode auto or generate) ' +
+            `speech recognition runs as a job. ${WAIT_NOTE} text=true gives one plain string.`,
+          wait: true,
+        }),
         summary: "A video's transcript from its URL",
         description:
           `Any supported platform: ${platforms.described}. ` +
@@ -188,6 +199,7 @@ export const youtubeRoutes: RoutePlugin<YouTubeDeps> = async (app, deps) => {
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'vidsiteTranscript',
         summary: "A video's transcript by URL or id",
         description: 'Exactly one of `url`, `videoId` or `id`; otherwise as `GET /v1/transcript`.',
         querystring: Type.Object({
@@ -212,6 +224,12 @@ export const youtubeRoutes: RoutePlugin<YouTubeDeps> = async (app, deps) => {
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'video',
+        ...mcpTool({
+          name: 'video',
+          description:
+            "A video-sharing-site video's metadata by id or URL: title, channel, counts, tags, duration.",
+        }),
         summary: "A video's metadata",
         description:
           'Every field is present, null when the platform does not show it. Age-restricted and ' +
@@ -243,6 +261,7 @@ export const youtubeRoutes: RoutePlugin<YouTubeDeps> = async (app, deps) => {
     {
       schema: {
         tags: ['Videos'],
+        operationId: 'translate',
         summary: "A video's transcript translated into `lang`",
         description:
           "Exactly one of `url`, `videoId` or `id`. The platform's own translation of the captions (1 credit); " +
@@ -279,6 +298,7 @@ export const youtubeRoutes: RoutePlugin<YouTubeDeps> = async (app, deps) => {
     path: '/v1/transcript/:jobId',
     kinds: [TRANSCRIPT_KIND],
     poll: transcriptPoll,
+    operationId: 'transcriptPoll',
     summary: 'Poll a transcript job',
   });
 };

@@ -1,6 +1,7 @@
 // Jobs: the account's jobs by status, paged, refreshed while any of them runs; one job's summary and
-// result: a crawl's as its pages (a Markdown preview each, downloads as JSON or Markdown), any other
-// kind's as its poll answer. A queued or running job can be cancelled (POST /v1/jobs/{id}/cancel).
+// result: a crawl's (a job whose paged poll answer carries pages) as its pages (a Markdown preview
+// each, downloads as JSON or Markdown), any other kind's as its poll answer. A queued or running job
+// can be cancelled (POST /v1/jobs/{id}/cancel).
 import { call } from './api.js';
 import { $, announce, el, fill, fmtDuration, fmtInt, fmtTime, showError, table } from './dom.js';
 import { download, renderMarkdown } from './markdown.js';
@@ -8,17 +9,29 @@ import { pageFileName, zipFiles } from './zip.js';
 
 const LIMIT = 20;
 const REFRESH_MS = 2000;
-// Each kind's own poll route, which carries what the summary leaves out (crawl pages,
-// batch items, transcripts).
-const POLL_ROUTES = {
-  transcript: '/v1/transcript/',
-  ocr: '/v1/video/ocr/',
-  describe: '/v1/video/describe/',
-  extract: '/v1/extract/',
-  crawl: '/v1/web/crawl/',
-  transcript_batch: '/v1/vidsite/batch/',
-  video_batch: '/v1/vidsite/batch/',
-};
+// Each kind's own poll route, which carries what the summary leaves out (crawl pages, batch items,
+// transcripts): read from /openapi.json, where each poll operation names the job kinds it answers
+// (`x-job-kinds`) and whether its answer is a slice of the job's items (`x-paged`).
+let pollRoutes = null;
+function pollRoutesOnce() {
+  if (!pollRoutes) {
+    pollRoutes = call('GET', '/openapi.json', { token: null }).then((doc) => {
+      const byKind = {};
+      for (const [path, ops] of Object.entries(doc?.paths ?? {})) {
+        const op = ops?.get;
+        for (const kind of op?.['x-job-kinds'] ?? []) {
+          byKind[kind] = { prefix: path.replace('{jobId}', ''), paged: op['x-paged'] === true };
+        }
+      }
+      return byKind;
+    });
+    // A failed read is tried again next time.
+    pollRoutes.catch(() => {
+      pollRoutes = null;
+    });
+  }
+  return pollRoutes;
+}
 const RUNNING = new Set(['queued', 'active']);
 let offset = 0;
 let total = 0;
@@ -191,12 +204,16 @@ function openFromList(event, id) {
   void openJob(id, { focus: true });
 }
 
-/** Every page of a crawl, following `next` (the poll answer carries at most 100 at a time). */
-async function crawlPages(pollPath) {
+/**
+ * Every page of a job whose paged poll answer carries pages (a crawl's), following `next` (an answer
+ * carries at most 100 at a time); null when its answers carry no `pages` (a batch's results).
+ */
+async function jobPages(pollPath) {
   const pages = [];
   let answer;
   for (let skip = 0; pages.length < 5000; ) {
     answer = await call('GET', pollPath, { query: { skip } });
+    if (!Array.isArray(answer?.pages)) return null;
     pages.push(...answer.pages);
     if (!answer.next || answer.pages.length === 0) break;
     skip = pages.length;
@@ -310,12 +327,14 @@ async function openJob(id, { focus = false } = {}) {
     openId = job.id;
     $('job-cancel').hidden = !live(job.status);
     fill($('job-fields'), jobFields(summary));
-    const poll = POLL_ROUTES[job.queue];
-    const pollPath = poll ? `${poll}${encodeURIComponent(job.id)}` : null;
-    $('job-result-title').textContent = job.queue === 'crawl' ? 'Pages' : 'Result';
-    if (job.queue === 'crawl') {
-      const { answer, pages } = await crawlPages(pollPath);
-      if (openId !== id) return;
+    const poll = (await pollRoutesOnce())[job.queue];
+    const pollPath = poll ? `${poll.prefix}${encodeURIComponent(job.id)}` : null;
+    // A job whose paged poll answer carries pages (a crawl) shows those pages; any other its result.
+    const crawled = poll?.paged ? await jobPages(pollPath) : null;
+    if (openId !== id) return;
+    $('job-result-title').textContent = crawled ? 'Pages' : 'Result';
+    if (crawled) {
+      const { answer, pages } = crawled;
       if (live(job.status))
         fill(
           $('job-fields'),

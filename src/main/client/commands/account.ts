@@ -8,6 +8,7 @@ import type { CommandContext, CommandSpec } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { readHidden } from '../hidden-input.js';
 import { fields, isoTime, line, printJson, table, withHint } from '../output.js';
+import { hasCrawlPages } from './web.js';
 
 /**
  * --password, else UNFURL_PASSWORD, else a prompt that does not echo (terminal), else stdin's first
@@ -333,7 +334,7 @@ export const jobs: CommandSpec = {
         );
         line(ctx.output, 'result:');
         line(ctx.output, JSON.stringify(result, null, 2));
-        if (job.queue === 'crawl') {
+        if (hasCrawlPages(job.queue)) {
           line(ctx.output, `pages: \`unfurl crawl --job ${job.id} --out DIR\` writes them as Markdown files`);
         }
       }

@@ -1,7 +1,7 @@
 // Web commands: scrape one page to Markdown, and crawl a site into a folder of Markdown files with a
 // progress bar while the job runs.
 import path from 'node:path';
-import { type CrawlBody, UnfurlError } from '@unfurl/sdk';
+import { type CrawlBody, pollRouteOfKind, UnfurlError } from '@unfurl/sdk';
 import { creditsText } from '../../../billing/prices.js';
 import type { CommandContext, CommandSpec } from '../context.js';
 import { UsageError } from '../exit-codes.js';
@@ -11,6 +11,14 @@ import { answeredJobId, stopOnInterrupt, WAIT_HELP, WAIT_OPTIONS } from '../wait
 import { webUrl } from '../web-url.js';
 
 const URL_HELP = `  URL is a web address; a bare domain (example.com, docs.example.com/guide) is taken as https://`;
+
+/**
+ * Whether jobs of `kind` have pages to write: those polled at the crawl's poll route, as the server
+ * declares its poll routes' kinds (the SDK's pollRouteOfKind, generated from /openapi.json).
+ */
+export function hasCrawlPages(kind: string): boolean {
+  return (pollRouteOfKind as Record<string, string | undefined>)[kind] === 'crawlPoll';
+}
 
 export const scrape: CommandSpec = {
   name: 'scrape',
@@ -135,7 +143,7 @@ ${WAIT_HELP}`,
     let limit: number | undefined;
     if (existing !== undefined) {
       const job = await client.jobs.get(existing, ctx);
-      if (job.queue !== 'crawl' || !job.url)
+      if (!hasCrawlPages(job.queue) || !job.url)
         throw new UsageError(`job ${existing} is a ${job.queue} job, not a crawl`);
       jobId = job.id;
       startUrl = job.url;
