@@ -8,7 +8,7 @@
 // applies to the page, its redirects and its subresources alike. Chromium's own network stack is pointed
 // at a proxy that cannot be resolved, so whatever escapes interception (preconnects, the hops of a
 // redirect handed to the browser, which Playwright does not intercept; WebRTC) fails closed.
-import { type Browser, type BrowserContext, chromium, type Request, type Route } from 'playwright-core';
+import type { Browser, BrowserContext, Request, Route } from 'playwright-core';
 import { AppError } from '../../errors.js';
 import { type SafeFetcher, UnresolvedHostError, unresolvedHost } from '../../net/safe-fetch.js';
 import { RenderSlots } from './render-slots.js';
@@ -275,8 +275,12 @@ export class BrowserPool {
   private launched(): Promise<Browser> {
     if (this.closed) return Promise.reject(new AppError('service_unavailable', 'The browser pool is closed'));
     if (!this.browser) {
-      const launching: Promise<Browser> = chromium
-        .launch({ executablePath: this.chromiumPath, args: LAUNCH_ARGS, headless: true })
+      // Loaded on first use: playwright-core is half a second of every process's start (the CLI, a
+      // worker) that may never render a page.
+      const launching: Promise<Browser> = import('playwright-core')
+        .then(({ chromium }) =>
+          chromium.launch({ executablePath: this.chromiumPath, args: LAUNCH_ARGS, headless: true }),
+        )
         .then(
           (browser) => {
             browser.on('disconnected', () => {
