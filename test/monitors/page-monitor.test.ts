@@ -121,12 +121,16 @@ async function eventsOf(id: string) {
   }>;
 }
 
+const isRunning = (check: { status: string } | undefined) =>
+  check !== undefined && ['queued', 'active'].includes(check.status);
+
 async function waitChecks(id: string, checks: number, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await api('GET', `/v1/monitors/${id}`);
     const m = res.json();
-    if (m.checks >= checks) return m;
+    // A check is counted when it records what it found, a moment before its job ends (and is billed).
+    if (m.checks >= checks && !isRunning(m.lastChecks[0])) return m;
     if (Date.now() > deadline) throw new Error(`monitor made ${m.checks} of ${checks} checks: ${res.body}`);
     await sleep(50);
   }

@@ -64,7 +64,9 @@ async function waitChecks(client: Client, id: string, checks: number) {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const m = await client.monitors.get(id);
-    if (m.checks >= checks) return m;
+    // A check is counted when it records what it found, a moment before its job ends (and is billed).
+    const newest = m.lastChecks?.[0];
+    if (m.checks >= checks && !(newest && ['queued', 'active'].includes(newest.status))) return m;
     if (Date.now() > deadline) throw new Error(`monitor made ${m.checks} of ${checks} checks`);
     await new Promise((r) => setTimeout(r, 50));
   }
