@@ -6,6 +6,7 @@
 // report every published video exactly once — no duplicate, none lost — by event and by webhook.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestEnv, type TestEnv } from '../support/env.js';
@@ -163,19 +164,14 @@ it(`reports each published video once per monitor through a kill -9 (${distribut
   for (const [pair, events] of delivered) expect(events.size, pair).toBe(1);
 
   // Billed once per check: the ledger's sum of settled check charges equals the jobs' costs.
-  const cost = await store.db
-    .selectFrom('jobs')
-    .select((eb) => eb.fn.sum<number | string>('cost').as('c'))
-    .where('kind', '=', 'monitor_check')
-    .where('status', '=', 'completed')
-    .executeTakeFirstOrThrow();
-  const charged = await store.db
-    .selectFrom('credit_transactions')
-    .select((eb) => eb.fn.sum<number | string>('amount').as('a'))
-    .where('type', '=', 'settled')
-    .where('operation', '=', 'monitor_check')
-    .executeTakeFirstOrThrow();
-  expect(-Number(charged.a)).toBe(Number(cost.c));
+  // Checks keep running while we read, and a check's ending settles and completes it in one
+  // transaction, so both sums come from one statement: one snapshot of the database.
+  const { rows: sums } = await sql<{ cost: number | string | null; charged: number | string | null }>`
+    select
+      (select sum(cost) from jobs where kind = 'monitor_check' and status = 'completed') as cost,
+      (select sum(amount) from credit_transactions
+        where type = 'settled' and operation = 'monitor_check') as charged`.execute(store.db);
+  expect(-Number(sums[0]!.charged)).toBe(Number(sums[0]!.cost));
 }, 300_000);
 
 async function grant(accountId: string, amount: number) {

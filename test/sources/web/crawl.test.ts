@@ -13,6 +13,11 @@ let processing: JobProcessing;
 const hits = new Map<string, number>();
 let active = 0;
 let maxActive = 0;
+// Pages under /held/ answer only once the test opens the gate, so a crawl cannot end early.
+let openGate: () => void = () => {};
+const gate = new Promise<void>((resolve) => {
+  openGate = resolve;
+});
 
 const doc = (title: string, links: string[], extra = '') =>
   `<html><head><title>${title}</title></head><body><h1>${title}</h1><p>${extra}</p>${links
@@ -62,6 +67,10 @@ beforeAll(async () => {
     }
     if (/^\/docs\/many\/\d+$/.test(path)) return send(200, doc(`Many ${path}`, [], 'x'.repeat(2000)));
     if (path === '/about') return send(200, doc('About', []));
+    if (path.startsWith('/held/')) {
+      void gate.then(() => send(200, doc(`Held ${path}`, [], 'Held text.')));
+      return;
+    }
     if (path === '/missing-start') return send(404, 'no');
     return send(404, doc('Not found', []));
   });
@@ -218,10 +227,12 @@ describe('POST /v1/web/crawl', () => {
 
   it('two default crawls at once on 100 credits: one holds them all, the other is refused, never overdrawn', async () => {
     const { apiKey } = await t.register();
+    // Neither crawl can end (and give back its hold) before both requests are answered.
     const both = await Promise.all([
-      start(apiKey, { url: `${site.url}/docs/a`, maxDepth: 0 }),
-      start(apiKey, { url: `${site.url}/docs/b`, maxDepth: 0 }),
+      start(apiKey, { url: `${site.url}/held/a`, maxDepth: 0 }),
+      start(apiKey, { url: `${site.url}/held/b`, maxDepth: 0 }),
     ]);
+    openGate();
     expect(both.map((r) => r.statusCode).sort()).toEqual([202, 402]);
     const accepted = both.find((r) => r.statusCode === 202)!;
     expect(accepted.headers['x-credits-held']).toBe('100');
