@@ -26,11 +26,21 @@ export interface PageContent {
   urls: string[];
   /** Scripts and next to no visible text: a shell that JavaScript fills in. */
   looksEmpty: boolean;
+  /** The content as cleaned HTML (links and images absolute), when asked for. */
+  html?: string;
 }
 
 export interface PageOptions {
   /** Links become their text in `content` (`urls` still lists them). */
   noLinks?: boolean;
+  /** false: the whole page (scripts, styles and hidden parts aside) instead of its main content. */
+  onlyMainContent?: boolean;
+  /** CSS selectors, checked by the caller: only what they match is read. */
+  includeTags?: readonly string[];
+  /** CSS selectors, checked by the caller: what they match is dropped before anything is read. */
+  excludeTags?: readonly string[];
+  /** Also answer the content as cleaned HTML (`html`). */
+  html?: boolean;
 }
 
 /** Readability's share of the page's text below which the whole page is used instead. */
@@ -83,10 +93,34 @@ export function extractLinks(html: string, pageUrl: string): string[] {
 
 const textLength = (el: El | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim().length;
 
+/**
+ * Narrows a parsed page to what the caller asked for: `excludeTags` matches dropped, then, with
+ * `includeTags`, the body made of the matches alone (outermost first, each once, in page order).
+ */
+function selectParts(document: Doc, options: PageOptions): void {
+  for (const selector of options.excludeTags ?? []) {
+    for (const el of document.querySelectorAll(selector)) el.remove();
+  }
+  if (!options.includeTags?.length) return;
+  const body = (document.body ?? document.documentElement) as El | null;
+  if (!body) return;
+  const kept: El[] = [];
+  for (const el of body.querySelectorAll(options.includeTags.join(', ')) as Iterable<El>) {
+    if (!kept.some((outer) => outer.contains(el))) kept.push(el);
+  }
+  while (body.firstChild) body.removeChild(body.firstChild);
+  for (const el of kept) body.appendChild(el);
+}
+
 /** The page without its non-content elements, the whole of it standing in for the main content. */
-function wholePage(html: string, pageUrl: string): { body: El | null; readerable: boolean } {
+function wholePage(
+  html: string,
+  pageUrl: string,
+  options: PageOptions,
+): { body: El | null; readerable: boolean } {
   const { document } = parseHTML(html);
   scanPage(document, pageUrl);
+  selectParts(document, options);
   const body = (document.body ?? document.documentElement) as El | null;
   return { body, readerable: isProbablyReaderable(document as never) };
 }
@@ -151,8 +185,27 @@ function keepTitleHeading(root: El, heading: string): void {
 export function parsePage(html: string, pageUrl: string, options: PageOptions = {}): PageContent {
   const { document } = parseHTML(html);
   const page = scanPage(document, pageUrl);
+  selectParts(document, options);
   const body = (document.body ?? document.documentElement) as El | null;
   const pageText = textLength(body);
+  const ogImage = page.meta('og:image', 'og:image:url', 'twitter:image');
+  const answer = (root: El | null, title: string | null): PageContent => {
+    if (root) absolutize(root, page.base);
+    return {
+      content: root ? htmlToMarkdown(root, { noLinks: options.noLinks ?? false }) : '',
+      name: collapse(page.title) ?? collapse(page.meta('og:title')) ?? title,
+      description: collapse(page.meta('description', 'og:description', 'twitter:description')),
+      ogUrl: resolveLink(page.meta('og:url'), page.base),
+      ogImage: ogImage ? resolveLink(ogImage, page.base) : null,
+      urls: page.urls,
+      looksEmpty: page.scripted && pageText < EMPTY_TEXT_CHARS,
+      ...(options.html ? { html: root ? root.innerHTML.trim() : '' } : {}),
+    };
+  };
+  if (options.onlyMainContent === false) {
+    for (const el of body?.querySelectorAll('[hidden], [aria-hidden="true"]') ?? []) el.remove();
+    return answer(body, null);
+  }
 
   // Readability rewrites the tree it reads, and reads this one: the fallback, rare, parses the page again,
   // and so does a Readability retry pass (freshDocument, our patch) instead of a copy of every page.
@@ -161,6 +214,7 @@ export function parsePage(html: string, pageUrl: string, options: PageOptions = 
     freshDocument: () => {
       const fresh = parseHTML(html).document;
       scanPage(fresh, pageUrl);
+      selectParts(fresh, options);
       return fresh as never;
     },
   }).parse() as { content: El | null; title?: string | null } | null;
@@ -169,7 +223,7 @@ export function parsePage(html: string, pageUrl: string, options: PageOptions = 
   // A page that declares itself an article (og:type) keeps Readability's answer however short.
   const declaredArticle = /article/i.test(page.meta('og:type') ?? '');
   if (!main || (!declaredArticle && textLength(main) < pageText * MIN_MAIN_SHARE)) {
-    const whole = wholePage(html, pageUrl);
+    const whole = wholePage(html, pageUrl, options);
     if (!main || !whole.readerable) {
       for (const el of whole.body?.querySelectorAll(FURNITURE) ?? []) el.remove();
       root = whole.body;
@@ -177,17 +231,5 @@ export function parsePage(html: string, pageUrl: string, options: PageOptions = 
   }
   const heading = titleHeading(page.h1s, collapse(article?.title) ?? collapse(page.title));
   if (root && heading) keepTitleHeading(root, heading);
-  if (root) absolutize(root, page.base);
-  const content = root ? htmlToMarkdown(root, { noLinks: options.noLinks ?? false }) : '';
-  const ogImage = page.meta('og:image', 'og:image:url', 'twitter:image');
-
-  return {
-    content,
-    name: collapse(page.title) ?? collapse(page.meta('og:title')) ?? collapse(article?.title ?? null),
-    description: collapse(page.meta('description', 'og:description', 'twitter:description')),
-    ogUrl: resolveLink(page.meta('og:url'), page.base),
-    ogImage: ogImage ? resolveLink(ogImage, page.base) : null,
-    urls: page.urls,
-    looksEmpty: page.scripted && pageText < EMPTY_TEXT_CHARS,
-  };
+  return answer(root, collapse(article?.title ?? null));
 }
