@@ -24,6 +24,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: 'HTML → Markdown pages/s over real pages: parsePage vs plain turndown',
     run: async () => (await import('./markdown.js')).benchMarkdown(),
   },
+  extraction: {
+    what: 'main-content token F1 on the article-extraction benchmark, tuning and held-out halves: parsePage vs Readability.js',
+    run: async () => (await import('./extraction.js')).benchExtraction(),
+  },
   cached: {
     what: 'cached transcript, scrape and video metadata req/s, p50/p99 on the full API vs bare Fastify answering the same body',
     run: async () => (await import('./cached.js')).benchCached(),
@@ -31,6 +35,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
   monitors: {
     what: '1,000 page monitors of 1,000 accounts due at the same instant, one embedded process: checks/s and the lag of the last check vs GET /v1/web/scrape of the same pages',
     run: async () => (await import('./monitors.js')).benchMonitors(),
+  },
+  'batch-scrape': {
+    what: 'batch_scrape job pages/s over 1,000 loopback pages (markdown) vs a bare fetch + parse loop; then with screenshots',
+    run: async () => (await import('./batch-scrape.js')).benchBatchScrape(),
   },
   crawl: {
     what: 'crawl pages/s of a loopback site: our engine (and job) vs Crawlee CheerioCrawler vs a bare loop',

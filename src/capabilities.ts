@@ -13,7 +13,9 @@ import { registerMonitorChecks } from './monitors/check-job.js';
 import type { MonitorRecords } from './monitors/records.js';
 import type { Upstreams } from './net/upstream.js';
 import type { Platforms } from './sources/platforms.js';
+import { registerBatchScrape } from './sources/web/batch-scrape-job.js';
 import { registerCrawl } from './sources/web/crawl-job.js';
+import type { WebDocuments } from './sources/web/documents.js';
 import type { Mapper } from './sources/web/mapper.js';
 import type { Scraper } from './sources/web/scraper.js';
 import { registerVideoBatches } from './sources/youtube/batch-job.js';
@@ -21,7 +23,7 @@ import type { YouTube } from './sources/youtube/service.js';
 
 export interface CapabilityServices extends AiJobServices {
   readonly jobs: AiJobServices['jobs'] & { readonly items: JobItems; readonly service: JobService };
-  readonly web: { readonly scraper: Scraper; readonly mapper: Mapper };
+  readonly web: { readonly scraper: Scraper; readonly mapper: Mapper; readonly documents: WebDocuments };
   readonly upstreams: Upstreams;
   readonly youtube: YouTube;
   readonly platforms: AiJobServices['platforms'] & Pick<Platforms, 'recognise'>;
@@ -33,7 +35,15 @@ export function registerCapabilities(services: CapabilityServices): void {
   registerCrawl({
     registry: services.jobs.registry,
     scraper: services.web.scraper,
+    documents: services.web.documents,
     upstreams: services.upstreams,
+    items: services.jobs.items,
+    concurrency: services.config.crawl.concurrency,
+    perHostConcurrency: services.config.crawl.perHostConcurrency,
+  });
+  registerBatchScrape({
+    registry: services.jobs.registry,
+    documents: services.web.documents,
     items: services.jobs.items,
     concurrency: services.config.crawl.concurrency,
     perHostConcurrency: services.config.crawl.perHostConcurrency,

@@ -186,6 +186,11 @@ export interface Config {
     /** One provider call, answer included: UNFURL_YOUTUBE_POT_TIMEOUT_MS. */
     readonly timeoutMs: number;
   };
+  /**
+   * Web search (POST /v1/web/search) through the operator's SearXNG: its base URL (null: search answers
+   * 503 naming UNFURL_SEARXNG_URL) and the longest one search may take, answer included.
+   */
+  readonly search: { readonly searxngUrl: string | null; readonly timeoutMs: number };
 }
 
 /** One OpenAI-compatible endpoint for one task; baseUrl null when the task is not configured. */
@@ -584,6 +589,10 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int(env, 'UNFURL_YOUTUBE_POT_TIMEOUT_MS', 5000, 100, 60_000),
     },
     cookies: Object.freeze(platformCookies(env)),
+    search: {
+      searxngUrl: url(env, 'UNFURL_SEARXNG_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+      timeoutMs: int(env, 'UNFURL_SEARXNG_TIMEOUT_MS', 15_000, 100, 30_000),
+    },
   };
   return Object.freeze(config);
 }

@@ -16,6 +16,7 @@ import { CreditHistory } from './billing/usage.js';
 import { MemoryCache, RedisCache, type ResultCache } from './cache/result-cache.js';
 import { registerCapabilities } from './capabilities.js';
 import type { Config } from './config.js';
+import { FileStore } from './files/store.js';
 import { BullMqQueue } from './jobs/bullmq-queue.js';
 import { EmbeddedQueue } from './jobs/embedded-queue.js';
 import { JobItems } from './jobs/items.js';
@@ -37,8 +38,12 @@ import { Upstreams } from './net/upstream.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './ratelimit/token-bucket.js';
 import { Platforms, platformTable } from './sources/platforms.js';
 import { BrowserPool } from './sources/web/browser-pool.js';
+import { WebDocuments } from './sources/web/documents.js';
 import { Mapper } from './sources/web/mapper.js';
+import { pageModel } from './sources/web/page-model.js';
+import { pdfToText } from './sources/web/pdf.js';
 import { Scraper } from './sources/web/scraper.js';
+import { WebSearch } from './sources/web/search.js';
 import { poTokenSource } from './sources/youtube/po-token.js';
 import { YouTube } from './sources/youtube/service.js';
 import { openMigratedStore, type Store } from './store/db.js';
@@ -72,7 +77,14 @@ export interface Services {
   /** Results of upstream calls and scrapes (memory, or Redis when configured). */
   readonly cache: ResultCache;
   /** Web pages: scrape, map, and the headless browser they share (started on first use). */
-  readonly web: { readonly scraper: Scraper; readonly mapper: Mapper; readonly browser: BrowserPool };
+  readonly web: {
+    readonly scraper: Scraper;
+    readonly mapper: Mapper;
+    readonly browser: BrowserPool;
+    readonly documents: WebDocuments;
+  };
+  /** Web search through the operator's SearXNG (UNFURL_SEARXNG_URL). */
+  readonly webSearch: WebSearch;
   /** The video-sharing platform: transcripts, video metadata, and its innertube client. */
   readonly youtube: YouTube;
   /** Per-job scratch directories for media work under the data dir. */
@@ -100,6 +112,8 @@ export interface Services {
     startTicks(): Promise<void>;
     stopTicks(): Promise<void>;
   };
+  /** Files requests and jobs produced (screenshots), in the database until they expire. */
+  readonly files: FileStore;
   readonly jobs: {
     readonly registry: JobRegistry;
     readonly records: JobRecords;
@@ -257,6 +271,16 @@ export async function createServices(config: Config): Promise<Services> {
   const checkouts = new Checkouts(store.db, ledger, config.checkout, provider);
   const monitors = createMonitors(config, store, jobService, fetcher, youtube);
   closeHooks.push(() => monitors.close());
+  const scraper = new Scraper({
+    upstreams,
+    renderer: browser,
+    cache,
+    cacheTtlMs: config.cache.scrapeTtlMs,
+    attempts: webAttempts,
+  });
+  // The operator's SearXNG: trusted like the AI providers (private addresses allowed, no proxy).
+  const searchFetcher = new SafeFetcher({ allowPrivateNetwork: true, timeoutMs: config.search.timeoutMs });
+  closeHooks.push(() => searchFetcher.close());
   const services: Services = {
     config,
     store,
@@ -282,16 +306,30 @@ export async function createServices(config: Config): Promise<Services> {
     upstreams,
     cache,
     web: {
-      scraper: new Scraper({
-        upstreams,
-        renderer: browser,
-        cache,
-        cacheTtlMs: config.cache.scrapeTtlMs,
-        attempts: webAttempts,
-      }),
+      scraper,
       mapper: new Mapper(upstreams, webAttempts),
       browser,
+      documents: new WebDocuments({
+        scraper,
+        cache,
+        cacheTtlMs: config.cache.scrapeTtlMs,
+        // Late bound: the file store is one of these services. A job's files outlive the job's run
+        // (at most an hour), so that they last as long as its result, which expires from its end.
+        storeFile: (file) =>
+          services.files.put(
+            file.jobId ? { ...file, expiresAt: Date.now() + config.jobResultTtlMs + 60 * 60_000 } : file,
+          ),
+        model: config.ai.llm.baseUrl ? pageModel(ai.llm, config.ai.requestTimeoutMs) : null,
+        pdf: async (body, o) => {
+          const { text, title } = await pdfToText(body, { maxPages: o.maxPages }); // TEMP until pdfToMarkdown
+          return { markdown: text, title, pages: 0, pagesRead: 0, ocrPages: 0 };
+        },
+      }),
     },
+    webSearch: new WebSearch(searchFetcher, {
+      baseUrl: config.search.searxngUrl,
+      timeoutMs: config.search.timeoutMs,
+    }),
     youtube,
     scratch: new Scratch(config.dataDir),
     platforms,
@@ -322,6 +360,7 @@ export async function createServices(config: Config): Promise<Services> {
       closeHooks.push(hook);
     },
     jobs: { registry, records, items: new JobItems(store.db, store.workerDb), queue, service: jobService },
+    files: new FileStore(store.db, { publicUrl: config.publicUrl, ttlMs: config.jobResultTtlMs }),
     monitors,
     async close() {
       for (const hook of closeHooks.reverse()) await hook().catch(() => {});

@@ -45,10 +45,10 @@ const translationRow: PriceRow = {
 const freeRow: PriceRow = { operation: 'Polling, account, keys, usage, jobs, packages', price: 'free' };
 
 /**
- * The price table README and /docs show: the synchronous request, then the rows of the job kinds as
- * given (`JobRegistry.prices()`: each kind's `price`, in the order they registered), search,
- * translation, and what is free.
+ * The price table README and /docs show: the synchronous request and the extras of requests
+ * (`requestRows`: a scrape's formats), then the rows of the job kinds as given (`JobRegistry.prices()`:
+ * each kind's `price`, in the order they registered), search, translation, and what is free.
  */
-export function priceTable(jobRows: readonly PriceRow[]): PriceRow[] {
-  return [syncRow, ...jobRows, searchRow, translationRow, freeRow];
+export function priceTable(jobRows: readonly PriceRow[], requestRows: readonly PriceRow[] = []): PriceRow[] {
+  return [syncRow, ...requestRows, ...jobRows, searchRow, translationRow, freeRow];
 }

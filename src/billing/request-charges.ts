@@ -89,10 +89,13 @@ export class RequestCharges {
     charge: RequestCharge,
     peek: () => Promise<T | undefined>,
     work: () => Promise<T>,
+    /** As in `charge`: a price the answer tells, `cost` the most; a cached answer is charged it too. */
+    settle?: (result: T) => number,
   ): Promise<{ result: T; remaining: number; charged: number }> {
     const known = await peek();
-    if (known === undefined) return this.charge(charge, work);
-    const { accountId, requestId, cost, description, operation } = charge;
+    if (known === undefined) return this.charge(charge, work, settle);
+    const { accountId, requestId, description, operation } = charge;
+    const cost = settle ? Math.min(charge.cost, Math.max(0, Math.ceil(settle(known)))) : charge.cost;
     const remaining = await this.ledger.chargeRequest(accountId, requestId, cost, description, operation);
     return { result: known, remaining, charged: cost };
   }

@@ -9,6 +9,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { newId } from '../ids.js';
+import { ScrapeDocumentSchema } from '../sources/web/document-schema.js';
 import type { HttpContext } from './context.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { docsTheme } from './docs-theme.js';
@@ -25,6 +26,7 @@ import { checkoutPageRoutes } from './routes/checkout-page.js';
 import { creditRoutes } from './routes/credits.js';
 import { discoverRoutes } from './routes/discover.js';
 import { extractRoutes } from './routes/extract.js';
+import { fileRoutes } from './routes/files.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -35,6 +37,7 @@ import { registerRequestObservability, systemRoutes } from './routes/system.js';
 import { videoDescribeRoutes } from './routes/video-describe.js';
 import { videoOcrRoutes } from './routes/video-ocr.js';
 import { webRoutes } from './routes/web.js';
+import { webSearchRoutes } from './routes/web-search.js';
 import { xRoutes } from './routes/x.js';
 import { youtubeRoutes } from './routes/youtube.js';
 import { youtubeBatchRoutes } from './routes/youtube-batch.js';
@@ -134,6 +137,8 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   const routeTable: RouteEntry[] = [];
   app.decorate('routeTable', routeTable);
   app.addSchema(ErrorBody);
+  // A scrape's document: POST /v1/web/scrape answers one, a search with scrapeOptions one per result.
+  app.addSchema(ScrapeDocumentSchema);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
@@ -198,7 +203,9 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   await app.register(checkoutPageRoutes, only(ctx, 'checkouts', 'config'));
   await app.register(stripeWebhookRoutes, only(ctx, 'stripeEvents'));
   await app.register(jobRoutes, only(ctx, 'jobs'));
+  await app.register(fileRoutes, only(ctx, 'files'));
   await app.register(webRoutes, only(ctx, 'web', ...jobRouteDeps));
+  await app.register(webSearchRoutes, only(ctx, 'webSearch', 'web', 'charges'));
   await app.register(
     youtubeRoutes,
     only(ctx, 'youtube', 'platforms', 'transcripts', 'translations', ...jobRouteDeps),

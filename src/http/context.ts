@@ -10,6 +10,7 @@ import type { RequestCharges } from '../billing/request-charges.js';
 import type { StripeEvents } from '../billing/stripe-events.js';
 import type { CreditHistory } from '../billing/usage.js';
 import type { Config } from '../config.js';
+import type { FileStore } from '../files/store.js';
 import type { JobItems } from '../jobs/items.js';
 import type { JobRegistry } from '../jobs/registry.js';
 import type { JobService } from '../jobs/service.js';
@@ -19,14 +20,19 @@ import type { MonitorService } from '../monitors/service.js';
 import type { SafeFetcher } from '../net/safe-fetch.js';
 import type { RateLimiter } from '../ratelimit/token-bucket.js';
 import type { Platforms } from '../sources/platforms.js';
+import type { WebDocuments } from '../sources/web/documents.js';
 import type { Mapper } from '../sources/web/mapper.js';
 import type { Scraper } from '../sources/web/scraper.js';
+import type { WebSearch } from '../sources/web/search.js';
 import type { YouTube } from '../sources/youtube/service.js';
 
-/** The settings routes read: the server's own address and limits, the checkout mode, the AI providers. */
+/**
+ * The settings routes read: the server's own address and limits, the checkout mode, the AI providers,
+ * the crawl's concurrency (a crawl may not ask for more).
+ */
 export type HttpConfig = Pick<
   Config,
-  'publicUrl' | 'logLevel' | 'bodyLimitBytes' | 'trustProxyHops' | 'checkout' | 'ai' | 'shedding'
+  'publicUrl' | 'logLevel' | 'bodyLimitBytes' | 'trustProxyHops' | 'checkout' | 'ai' | 'shedding' | 'crawl'
 >;
 
 export interface HttpContext {
@@ -59,7 +65,9 @@ export interface HttpContext {
   };
   /** Checks a caller's URLs (pages, webhooks) the way outbound requests are checked. */
   readonly fetcher: Pick<SafeFetcher, 'checkUrl' | 'checkResolvedUrl'>;
-  readonly web: { readonly scraper: Scraper; readonly mapper: Mapper };
+  readonly web: { readonly scraper: Scraper; readonly mapper: Mapper; readonly documents: WebDocuments };
+  /** Web search through the operator's SearXNG (503 naming its setting when there is none). */
+  readonly webSearch: Pick<WebSearch, 'search' | 'requireConfigured'>;
   readonly youtube: YouTube;
   readonly platforms: Platforms;
   /** Captions, or a speech-recognition job. */
@@ -68,6 +76,8 @@ export interface HttpContext {
   readonly translations: Pick<TranscriptTranslations, 'translate'>;
   /** Monitors: scheduled checks of channels, playlists, pages and sites, and their events. */
   readonly monitors: { readonly service: MonitorService };
+  /** Files requests and jobs produced (screenshots): stored for an account, read back by their owner. */
+  readonly files: Pick<FileStore, 'put' | 'get'>;
   /** The database (and Redis, when configured) answer; else a 503 naming which. */
   readiness(): Promise<{ database: string; redis: string }>;
 }

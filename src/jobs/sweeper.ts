@@ -1,6 +1,7 @@
 // The sweeper (worker side): recovers jobs whose worker died — back to the queue while attempts
 // remain, else failed with everything held released, or cancelled if their owner asked — re-sends queued jobs a queue lost, and drops
-// expired results and idempotency keys.
+// expired results, files and idempotency keys.
+import { expireFiles } from '../files/store.js';
 import type { Db } from '../store/db.js';
 import type { JobEndings } from './endings.js';
 import type { JobQueue } from './queue.js';
@@ -63,6 +64,8 @@ export class JobSweeper {
       }
     }
     await this.records.expireResults(now);
+    // Files made by requests and jobs (screenshots) expire on their own time, like results.
+    await expireFiles(this.db, now);
     // Several batches per sweep: a busy minute's deltas are folded in the next sweep or two.
     for (let i = 0; i < 20; i++) if ((await foldJobCountDeltas(this.db, FOLD_BATCH)) < FOLD_BATCH) break;
     await this.db

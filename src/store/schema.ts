@@ -224,6 +224,21 @@ export interface MonitorEventsTable {
   created_at: number;
 }
 
+/** A file a request or a job produced (a screenshot), served to its owner until it expires (src/files/). */
+export interface FilesTable {
+  id: string;
+  account_id: string;
+  /** The job that produced it, if a job did. */
+  job_id: string | null;
+  content_type: string;
+  /** Size of data. */
+  bytes: number;
+  /** The bytes: BLOB on SQLite, bytea on PostgreSQL; both drivers answer a Buffer. */
+  data: Buffer;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -239,6 +254,7 @@ export interface Database {
   job_count_deltas: JobCountDeltasTable;
   monitors: MonitorsTable;
   monitor_events: MonitorEventsTable;
+  files: FilesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -250,3 +266,4 @@ export type JobRow = Selectable<JobsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type MonitorRow = Selectable<MonitorsTable>;
 export type MonitorEventRow = Selectable<MonitorEventsTable>;
+export type FileRow = Selectable<FilesTable>;

@@ -141,6 +141,7 @@ const EXPECTED_TOOLS = [
   'scrape',
   'transcript',
   'video',
+  'web_search',
 ];
 
 describe.each(['stdio', 'http'] as const)('MCP over %s', (transport) => {

@@ -57,7 +57,7 @@ describe('SDK route table against /openapi.json', () => {
   it('knows where the job kinds are polled and which poll answers are paged', () => {
     expect(pollRouteOfKind.crawl).toBe('crawlPoll');
     expect(pollRouteOfKind.transcript_batch).toBe('batchPoll');
-    expect([...pagedKinds].sort()).toEqual(['crawl', 'transcript_batch', 'video_batch']);
+    expect([...pagedKinds].sort()).toEqual(['batch_scrape', 'crawl', 'transcript_batch', 'video_batch']);
   });
 
   it('refuses an operation without an operationId', () => {

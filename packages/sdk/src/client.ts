@@ -16,6 +16,8 @@ import { type Answer, type CreditHeaders, Transport, type TransportOptions } fro
 import type {
   Account,
   BatchPoll,
+  BatchScrapeBody,
+  BatchScrapePoll,
   ChannelMetadata,
   ChannelVideosQuery,
   Checkout,
@@ -59,6 +61,8 @@ import type {
   Registration,
   RevokedKey,
   RevokedSession,
+  ScrapeDocument,
+  ScrapeDocumentBody,
   ScrapedPage,
   ScrapeQuery,
   SearchQuery,
@@ -78,6 +82,8 @@ import type {
   VideoIdLists,
   VideoMetadata,
   VidsiteTranscriptQuery,
+  WebSearchAnswer,
+  WebSearchBody,
 } from './types.js';
 
 export type UnfurlOptions = TransportOptions;
@@ -98,6 +104,8 @@ interface CallSpec {
   options?: JobRequestOptions;
   /** A success answer that is not JSON (an Atom feed): its type, asked for in Accept, and read as text. */
   textOf?: string;
+  /** A success answer that is bytes (a stored file), read as a Blob; Accept is then any type. */
+  blob?: boolean;
 }
 
 /** True when a transcript request answered 202: speech recognition runs as a job. */
@@ -128,6 +136,7 @@ export class Unfurl {
     const headers: Record<string, string> = {};
     if (spec.options?.idempotencyKey) headers['idempotency-key'] = spec.options.idempotencyKey;
     if (spec.textOf) headers.accept = spec.textOf;
+    if (spec.blob) headers.accept = '*/*';
     const answer = await this.transport.request<T>({
       method: route.method,
       path: fillPath(name, spec.params),
@@ -136,6 +145,7 @@ export class Unfurl {
       headers,
       signal: spec.options?.signal,
       ...(spec.textOf && { responseType: 'text' as const }),
+      ...(spec.blob && { responseType: 'blob' as const }),
     });
     const c = answer.credits;
     if (c.charged !== null || c.held !== null || c.remaining !== null) this.lastCredits = c;
@@ -217,6 +227,16 @@ export class Unfurl {
   };
 
   // ---- jobs ----
+
+  readonly files = {
+    /**
+     * A file one of your requests or jobs produced (a screenshot), by its id (the last part of the
+     * `url` the answer gave): its bytes as a Blob whose `type` is the file's. Readable until it
+     * expires, with the key of the account that made it; free.
+     */
+    get: (fileId: string, options?: RequestOptions) =>
+      this.call<Blob>('file', { params: { fileId }, options, blob: true }),
+  };
 
   readonly jobs = {
     /** Every job, newest first, fetched a page at a time as the loop goes on. */
@@ -389,6 +409,18 @@ export class Unfurl {
     scrape: (query: ScrapeQuery, options?: RequestOptions) =>
       this.call<ScrapedPage>('scrape', { query, options }),
     map: (query: MapQuery, options?: RequestOptions) => this.call<LinkMap>('map', { query, options }),
+    /** A page in the formats asked for (markdown, html, links, images, screenshot, json, summary…). */
+    scrapeDocument: (body: ScrapeDocumentBody, options?: RequestOptions) =>
+      this.call<ScrapeDocument>('scrapeDocument', { body, options }),
+    /** Scrapes up to 1,000 pages with the same options (a job): poll with batchScrapeStatus. */
+    batchScrape: (body: BatchScrapeBody, options?: JobRequestOptions) =>
+      this.call<JobAccepted>('batchScrape', { body, options }),
+    /** One poll answer of a batch scrape: results from `skip`, and `next` while more remain. */
+    batchScrapeStatus: (jobId: string, query: { skip?: number } = {}, options?: RequestOptions) =>
+      this.call<BatchScrapePoll>('batchScrapePoll', { params: { jobId }, query, options }),
+    /** A web search through the server's SearXNG: up to `limit` results, 1 credit. */
+    search: (body: WebSearchBody, options?: RequestOptions) =>
+      this.call<WebSearchAnswer>('webSearch', { body, options }),
     crawl: (body: CrawlBody, options?: JobRequestOptions) =>
       this.call<JobAccepted>('crawl', { body, options }),
     /**

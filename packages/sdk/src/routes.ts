@@ -26,10 +26,15 @@ export const routes = {
   listJobs: { method: 'GET', path: '/v1/jobs' },
   getJob: { method: 'GET', path: '/v1/jobs/{jobId}' },
   cancelJob: { method: 'POST', path: '/v1/jobs/{jobId}/cancel' },
+  file: { method: 'GET', path: '/v1/files/{fileId}' },
   scrape: { method: 'GET', path: '/v1/web/scrape' },
+  scrapeDocument: { method: 'POST', path: '/v1/web/scrape' },
   map: { method: 'GET', path: '/v1/web/map' },
+  batchScrape: { method: 'POST', path: '/v1/web/batch/scrape' },
+  batchScrapePoll: { method: 'GET', path: '/v1/web/batch/scrape/{jobId}' },
   crawl: { method: 'POST', path: '/v1/web/crawl' },
   crawlPoll: { method: 'GET', path: '/v1/web/crawl/{jobId}' },
+  webSearch: { method: 'POST', path: '/v1/web/search' },
   transcript: { method: 'GET', path: '/v1/transcript' },
   vidsiteTranscript: { method: 'GET', path: '/v1/vidsite/transcript' },
   video: { method: 'GET', path: '/v1/vidsite/video' },
@@ -69,6 +74,7 @@ export type RouteName = keyof typeof routes;
  * here is polled at getJob.
  */
 export const pollRouteOfKind = {
+  batch_scrape: 'batchScrapePoll',
   crawl: 'crawlPoll',
   transcript: 'transcriptPoll',
   transcript_batch: 'batchPoll',
@@ -79,7 +85,12 @@ export const pollRouteOfKind = {
 } as const satisfies Record<string, RouteName>;
 
 /** Kinds whose poll answer is a slice of results from `?skip=`, with `next` while more remain (`x-paged`). */
-export const pagedKinds: ReadonlySet<string> = new Set(['crawl', 'transcript_batch', 'video_batch']);
+export const pagedKinds: ReadonlySet<string> = new Set([
+  'batch_scrape',
+  'crawl',
+  'transcript_batch',
+  'video_batch',
+]);
 
 /** The path of a route with its `{name}` parameters filled in (URL-encoded). */
 export function fillPath(name: RouteName, params: Record<string, string> = {}): string {

@@ -44,8 +44,11 @@ export interface RequestSpec {
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
-  /** `text`: a success answer's body is its text, not JSON (an Atom feed); errors are read as ever. */
-  responseType?: 'json' | 'text';
+  /**
+   * `text`: a success answer's body is its text, not JSON (an Atom feed); `blob`: its bytes, as a Blob
+   * whose `type` is the answer's Content-Type (a stored file). Errors are read as ever.
+   */
+  responseType?: 'json' | 'text' | 'blob';
 }
 
 /** What the last answer said about credits (from X-Credits-* headers), when it said anything. */
@@ -186,6 +189,7 @@ export class Transport {
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     let res: Response;
     let text: string;
+    let blob: Blob | null = null;
     try {
       res = await this.fetchImpl(this.url(spec.path, spec.query), {
         method: spec.method,
@@ -193,7 +197,12 @@ export class Transport {
         body,
         signal,
       });
-      text = await res.text();
+      if (spec.responseType === 'blob' && res.status < 400) {
+        blob = await res.blob();
+        text = '';
+      } else {
+        text = await res.text();
+      }
     } catch (err) {
       // The caller's own abort is passed on as it is, like fetch does.
       if (spec.signal?.aborted) throw spec.signal.reason;
@@ -216,6 +225,7 @@ export class Transport {
     }
     if (res.status >= 400) throw errorFrom(res, parsed, text, requestId);
     if (spec.responseType === 'text') parsed = text;
+    if (blob) parsed = blob;
     if (parsed === undefined) {
       throw new UnfurlError({
         code: 'invalid_response',

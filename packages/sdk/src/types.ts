@@ -484,10 +484,59 @@ export interface MapQuery {
   url: string;
   limit?: number;
   sitemap?: 'include' | 'skip' | 'only';
+  /** Rank the URLs by relevance to this query (≤ 200 characters); URLs matching nothing come last. */
+  search?: string;
+  /** List URLs without their query (default true). */
+  ignoreQueryParameters?: boolean;
+  /** www./bare, http/https, trailing slash, index.html|htm|php twins listed once (default true). */
+  deduplicateSimilarURLs?: boolean;
+  /** Absent: every host; false: the start URL's host only; true: it and its subdomains. */
+  includeSubdomains?: boolean;
 }
 
 export interface LinkMap {
   urls: string[];
+}
+
+/** POST /v1/web/search's body: a search through the server's SearXNG. */
+export interface WebSearchBody {
+  /** 1–500 characters; SearXNG's syntax (`site:`, `!bang`) works. */
+  query: string;
+  /** Most results, 1–50 (default 10); one page of SearXNG's may hold fewer. */
+  limit?: number;
+  /** BCP 47 (en, pt-BR). */
+  lang?: string;
+  /** ISO 3166-1 alpha-2, the region of `lang` (needs `lang`). */
+  country?: string;
+  timeRange?: 'day' | 'week' | 'month' | 'year';
+  categories?: Array<'general' | 'news' | 'images' | 'videos' | 'science' | 'it'>;
+  /** SearXNG's page of results, from 1 (1–50). */
+  page?: number;
+  /** Also scrape each result's page (each billed as that scrape). */
+  scrapeOptions?: ScrapeOptions;
+}
+
+export interface WebSearchResult {
+  url: string;
+  title: string;
+  description: string;
+  engines: string[];
+  category: string | null;
+  /** ISO 8601, as the engine gave it. */
+  publishedDate: string | null;
+  thumbnail: string | null;
+  /** The image itself (image results). */
+  imageUrl: string | null;
+}
+
+export interface WebSearchAnswer {
+  query: string;
+  results: WebSearchResult[];
+  answers: string[];
+  suggestions: string[];
+  corrections: string[];
+  /** Engines that failed this time: the results are what the others found. */
+  unresponsiveEngines: Array<{ engine: string; error: string }>;
 }
 
 export interface CrawlBody extends WithWebhook {
@@ -498,6 +547,18 @@ export interface CrawlBody extends WithWebhook {
   excludePaths?: string[];
   allowSubdomains?: boolean;
   entireDomain?: boolean;
+  /** Firecrawl's name for entireDomain; both may be given only if they agree. */
+  crawlEntireDomain?: boolean;
+  /** skip (default): links only; include: the sitemap URLs in scope too; only: those alone. */
+  sitemap?: 'skip' | 'include' | 'only';
+  /** URLs differing only in their query are one page (default false). */
+  ignoreQueryParameters?: boolean;
+  /** www./bare, http/https, trailing slash, index.html|htm|php twins are one page (default true). */
+  deduplicateSimilarURLs?: boolean;
+  /** Seconds between requests to a host, 0–60 (default 0); delay × limit ≤ 3000. */
+  delay?: number;
+  /** Most pages fetched at once, 1 to the server's crawl concurrency (default: that). */
+  maxConcurrency?: number;
 }
 
 export interface CrawlPoll {
@@ -507,6 +568,103 @@ export interface CrawlPoll {
   /** Pages scraped so far. */
   total: number;
   failures: { url: string; error?: string; message?: string; status?: number }[];
+  error: string | null;
+  next?: string;
+}
+
+/** A page action (rendered pages): see the server's ScrapeOptions in /openapi.json. */
+export type PageAction =
+  | { type: 'wait'; milliseconds?: number; selector?: string }
+  | { type: 'click'; selector: string; all?: boolean }
+  | { type: 'write'; text: string }
+  | { type: 'press'; key: string }
+  | { type: 'scroll'; direction?: 'up' | 'down'; selector?: string }
+  | { type: 'screenshot'; fullPage?: boolean }
+  | { type: 'scrape' }
+  | { type: 'executeJavascript'; script: string };
+
+export type ScrapeFormat =
+  | 'markdown'
+  | 'html'
+  | 'rawHtml'
+  | 'links'
+  | 'images'
+  | 'screenshot'
+  | 'screenshot@fullPage'
+  | 'summary'
+  | { type: 'json'; prompt?: string; schema?: Record<string, unknown> }
+  | { type: 'screenshot'; fullPage?: boolean; inline?: boolean };
+
+export interface ScrapeOptions {
+  /** Default ['markdown']. */
+  formats?: ScrapeFormat[];
+  onlyMainContent?: boolean;
+  includeTags?: string[];
+  excludeTags?: string[];
+  waitFor?: number;
+  mobile?: boolean;
+  timeout?: number;
+  maxAge?: number;
+  actions?: PageAction[];
+  render?: 'auto' | 'always' | 'never';
+  noLinks?: boolean;
+  lang?: string;
+  pdfMode?: 'auto' | 'text' | 'ocr';
+  maxPages?: number;
+}
+
+export interface ScrapeDocumentBody extends ScrapeOptions {
+  url: string;
+}
+
+/** POST /v1/web/scrape's answer: the formats asked for, and the page's metadata. */
+export interface ScrapeDocument {
+  url: string;
+  markdown?: string;
+  html?: string;
+  rawHtml?: string;
+  links?: { url: string; text: string; internal: boolean }[];
+  images?: { url: string; alt: string | null }[];
+  /** The stored PNG's URL (fetch it with files.get) or a data: URL. */
+  screenshot?: string;
+  json?: unknown;
+  summary?: string;
+  actions?: {
+    screenshots: string[];
+    scrapes: { url: string; html: string }[];
+    javascriptReturns: { type: string; value: unknown }[];
+  };
+  metadata: {
+    title: string | null;
+    description: string | null;
+    language: string | null;
+    ogUrl: string | null;
+    ogImage: string | null;
+    sourceURL: string;
+    url: string;
+    statusCode: number;
+    pdfPages?: { total: number; read: number; ocr: number };
+    cacheState: 'hit' | 'miss';
+    cachedAt: string;
+  };
+  warning?: string;
+}
+
+export interface BatchScrapeBody extends WithWebhook {
+  /** 1–1000 pages; invalid and repeated ones are reported, not fetched. */
+  urls: string[];
+  scrapeOptions?: ScrapeOptions;
+}
+
+export type BatchScrapeResult =
+  | { url: string; document: ScrapeDocument }
+  | { url: string; error: { error: string; message: string }; errorCode: string };
+
+export interface BatchScrapePoll {
+  status: JobStatus;
+  results: BatchScrapeResult[];
+  total: number;
+  stats: { total: number; succeeded: number; failed: number; skipped: number } | null;
   error: string | null;
   next?: string;
 }
@@ -767,6 +925,7 @@ export interface PollAnswers {
   describe: DescribePoll;
   extract: ExtractPoll;
   crawl: CrawlPoll;
+  batch_scrape: BatchScrapePoll;
   /** A monitor's check: polled at GET /v1/jobs/{jobId}. */
   monitor_check: Job;
 }

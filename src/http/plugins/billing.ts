@@ -36,8 +36,10 @@ export function paidAnswer<T>(
   label: Label,
   peek: () => Promise<T | undefined>,
   work: () => Promise<T>,
+  /** For a price its answer tells: `cost` is then the most (see RequestCharges.chargeAnswer). */
+  settle?: (result: T) => number,
 ): Promise<T> {
-  return charging(request, reply, cost, label, (charge) => charges.chargeAnswer(charge, peek, work));
+  return charging(request, reply, cost, label, (charge) => charges.chargeAnswer(charge, peek, work, settle));
 }
 
 /** The caller's charge for this request, run by `charge`; its headers set on the reply. */

@@ -1,7 +1,9 @@
 // /docs/reference: the human page for prices, limits and error codes (documentationUrl points at the
 // latter). In the order a user meets them: what things cost first, what a failure means last.
+
 import { creditPackages } from '../../billing/packages.js';
 import { type PriceRow, priceTable } from '../../billing/prices.js';
+import { SCRAPE_PRICE } from '../../sources/web/scrape-options.js';
 import type { HttpContext } from '../context.js';
 import { errorStatus } from '../error-status.js';
 import type { RoutePlugin } from '../typed.js';
@@ -63,7 +65,7 @@ tr:target{background:#fff4d6}</style></head><body>
 type ReferenceDeps = { readonly jobs: Pick<HttpContext['jobs'], 'registry'> };
 
 export const referenceRoutes: RoutePlugin<ReferenceDeps> = async (app, { jobs }) => {
-  const html = referenceHtml(priceTable(jobs.registry.prices()));
+  const html = referenceHtml(priceTable(jobs.registry.prices(), [SCRAPE_PRICE]));
   app.get('/docs/reference', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/html; charset=utf-8').send(html),
   );

@@ -3,8 +3,23 @@
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { mcpTool } from '../../mcp/tools.js';
+import { requireProvider } from '../../media/ai/providers.js';
+import {
+  BATCH_SCRAPE_KIND,
+  BatchScrapeBody,
+  batchScrapeInput,
+  batchScrapePoll,
+} from '../../sources/web/batch-scrape-job.js';
 import { CRAWL_KIND, CrawlBody, crawlInput } from '../../sources/web/crawl-job.js';
 import { crawlPoll } from '../../sources/web/crawl-poll.js';
+import { MAX_SEARCH_LENGTH } from '../../sources/web/map-search.js';
+import {
+  maxScrapeExtras,
+  needsModel,
+  type ScrapeOptionsInput,
+  ScrapeOptionsSchema,
+  scrapeRequest,
+} from '../../sources/web/scrape-options.js';
 import { answerBodies } from '../answer-body.js';
 import type { HttpContext } from '../context.js';
 import { jobRoute, pollRoute } from '../job-route.js';
@@ -44,12 +59,62 @@ export const ScrapedPage = Type.Object(
   },
 );
 
+/** POST /v1/web/scrape's body: the page and the scrape options. */
+const ScrapeBody = Type.Object(
+  { url: PageUrl, ...ScrapeOptionsSchema.properties },
+  { additionalProperties: false },
+);
+
 type WebDeps = Pick<HttpContext, 'web' | 'fetcher' | 'jobs' | 'charges' | 'config'>;
 
 export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
   const { web, fetcher, charges } = deps;
+  /** A job whose pages need the language model is refused at once (503) on a server without one. */
+  const requireModelFor = (options: ScrapeOptionsInput | undefined) => {
+    if (options && needsModel(scrapeRequest(options)))
+      requireProvider(deps.config.ai.llm, 'a language model');
+  };
   app.addSchema(ScrapedPage);
   const sendPage = answerBodies();
+
+  app.post(
+    '/v1/web/scrape',
+    {
+      schema: {
+        tags: ['Web'],
+        operationId: 'scrapeDocument',
+        summary:
+          'A web page in the formats asked for: Markdown, HTML, links, images, a screenshot, JSON by a schema, a summary',
+        description:
+          'The page is fetched (or rendered in the browser when the options need it: screenshots, actions, ' +
+          'waitFor, mobile) and answered in each format asked for. 1 credit, plus the extras of the price ' +
+          'table (json and summary, screenshots, PDF pages past the first 10); the most it may cost is held ' +
+          'first, and a part that could not be made (a warning) is not billed.',
+        body: ScrapeBody,
+        response: {
+          200: Type.Ref('ScrapeDocument'),
+          ...errorResponses(400, 401, 402, 404, 413, 429, 502, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { url, ...options } = request.body;
+      fetcher.checkUrl(url, 'url');
+      const ask = scrapeRequest(options);
+      const { accountId } = principal(request);
+      const priced = await paidAnswer(
+        charges,
+        request,
+        reply,
+        prices.syncRequest + maxScrapeExtras(ask),
+        { operation: 'scrape', description: 'Scrape' },
+        () => web.documents.peek(url, ask),
+        () => web.documents.scrape(url, ask, { accountId }),
+        (answer) => prices.syncRequest + answer.extras,
+      );
+      return priced.document;
+    },
+  );
 
   app.get(
     '/v1/web/scrape',
@@ -127,6 +192,34 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
             description:
               'include: page links and sitemap URLs; skip: page links only; only: sitemap URLs only',
           }),
+          search: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: MAX_SEARCH_LENGTH,
+              description:
+                `Rank the URLs by relevance to this query (up to ${MAX_SEARCH_LENGTH} characters): BM25 over the words of ` +
+                "each URL (path and query; host at half weight) and of the start page's links to it (text, title, alt); " +
+                'words are lower-cased letters and digits, a plural "s" dropped. The matches come first, best first, ' +
+                'then the URLs matching nothing, in their order; with a search, sitemaps are read up to 10000 URLs before the cut at limit',
+            }),
+          ),
+          ignoreQueryParameters: Type.Boolean({
+            default: true,
+            description: 'List URLs without their query, URLs differing only in it once',
+          }),
+          deduplicateSimilarURLs: Type.Boolean({
+            default: true,
+            description:
+              'List www. or not, http or https, a trailing slash or not and a trailing index.html, index.htm or ' +
+              'index.php or not once, in the first form found',
+          }),
+          includeSubdomains: Type.Optional(
+            Type.Boolean({
+              description:
+                "Absent: URLs on every host, as found. false: only the start URL's host (www. or not); true: that host " +
+                'and its subdomains',
+            }),
+          ),
         }),
         response: {
           200: Type.Object({ urls: Type.Array(Type.String()) }),
@@ -138,10 +231,43 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
       const q = request.query;
       fetcher.checkUrl(q.url, 'url');
       return paid(charges, request, reply, prices.syncRequest, { operation: 'map', description: 'Map' }, () =>
-        web.mapper.map(q.url, { limit: q.limit, sitemap: q.sitemap }),
+        web.mapper.map(q.url, {
+          limit: q.limit,
+          sitemap: q.sitemap,
+          search: q.search,
+          ignoreQueryParameters: q.ignoreQueryParameters,
+          deduplicateSimilarURLs: q.deduplicateSimilarURLs,
+          includeSubdomains: q.includeSubdomains,
+        }),
       );
     },
   );
+
+  jobRoute(app, deps, {
+    path: '/v1/web/batch/scrape',
+    kind: BATCH_SCRAPE_KIND,
+    tags: ['Web'],
+    operationId: 'batchScrape',
+    summary: 'Scrape up to 1,000 pages with the same options (a job): poll GET /v1/web/batch/scrape/{jobId}',
+    description:
+      'Each page is answered as POST /v1/web/scrape would answer it, in input order; invalid and repeated ' +
+      'URLs are reported in their place and never fetched. Holds 1 + each page at its most; costs 1 + what ' +
+      'each page that succeeded cost. A cancel (DELETE /v1/jobs/{jobId}) stops it with the pages it has.',
+    body: BatchScrapeBody,
+    toInput: ({ webhookUrl: _, ...body }) => {
+      const input = batchScrapeInput(body, (url, param) => fetcher.checkUrl(url, param));
+      requireModelFor(input.scrapeOptions);
+      return input;
+    },
+  });
+
+  pollRoute(app, deps, {
+    path: '/v1/web/batch/scrape/:jobId',
+    kinds: [BATCH_SCRAPE_KIND],
+    poll: batchScrapePoll,
+    operationId: 'batchScrapePoll',
+    summary: 'Poll a batch scrape: results from ?skip=N, and `next` while more remain',
+  });
 
   jobRoute(app, deps, {
     path: '/v1/web/crawl',
@@ -155,7 +281,11 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
     },
     summary: 'Crawl a site (a job): poll GET /v1/web/crawl/{jobId}',
     body: CrawlBody,
-    toInput: ({ webhookUrl: _, ...body }) => crawlInput(body, fetcher),
+    toInput: ({ webhookUrl: _, ...body }) => {
+      const input = crawlInput(body, fetcher, { maxConcurrency: deps.config.crawl.concurrency });
+      requireModelFor(input.scrapeOptions);
+      return input;
+    },
   });
 
   pollRoute(app, deps, {

@@ -67,11 +67,11 @@ export function extractData(
   return extractWith(client, schema, SYSTEM, [{ type: 'text', text: ask }, ...videoParts(ctx)], opts);
 }
 
-const PAGE_SYSTEM =
+export const PAGE_SYSTEM =
   'You extract structured data from a web page, given as Markdown. Use only what the page says; use null ' +
   'where the page does not tell.';
 /** The most of a page's text sent to the model (its start: the main content comes first). */
-const PAGE_TEXT_MAX = 60_000;
+export const PAGE_TEXT_MAX = 60_000;
 
 /** Data matching `schema`, extracted from a web page's Markdown (a page monitor's fields). */
 export function extractFromPage(
@@ -88,7 +88,7 @@ export function extractFromPage(
 }
 
 /** One extraction: the schema as the answer's format (strict where it can be), the answer checked. */
-function extractWith(
+export function extractWith(
   client: AiClient,
   schema: JsonSchema,
   system: string,

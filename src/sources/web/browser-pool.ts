@@ -8,17 +8,37 @@
 // applies to the page, its redirects and its subresources alike. Chromium's own network stack is pointed
 // at a proxy that cannot be resolved, so whatever escapes interception (preconnects, the hops of a
 // redirect handed to the browser, which Playwright does not intercept; WebRTC) fails closed.
-import type { Browser, BrowserContext, Request, Route } from 'playwright-core';
-import { AppError } from '../../errors.js';
+//
+// A render may also wait, act on the page (page-actions.ts: click, type, scroll, run a script…) and
+// take screenshots; its time limit then grows by the waiting it asks for (bounded, extraRenderMs()).
+import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
+import { AppError, invalid } from '../../errors.js';
 import { type SafeFetcher, UnresolvedHostError, unresolvedHost } from '../../net/safe-fetch.js';
+import { ACTION_LIMITS, checkActions, type PageAction } from './actions.js';
+import {
+  type ActionOutputs,
+  content,
+  extraRenderMs,
+  MOBILE_SCREEN,
+  PageActivity,
+  runActions,
+  screenshot,
+} from './page-actions.js';
 import { RenderSlots } from './render-slots.js';
 
+export type { ActionOutputs } from './page-actions.js';
+
 export interface RenderedPage {
+  /** The DOM once the page has settled and the actions are done. */
   html: string;
   /** The final URL, after redirects. */
   url: string;
   status: number;
   contentType: string | null;
+  /** A PNG, when `screenshot` was asked for. */
+  screenshot?: Buffer;
+  /** What the actions produced, when actions were given. */
+  actions?: ActionOutputs;
 }
 
 export interface BrowserPoolOptions {
@@ -34,6 +54,8 @@ export interface BrowserPoolOptions {
   accountMax?: number;
   /** The longest a render waits for a slot before it is refused with 429/503 (default 10000). */
   queueTimeoutMs?: number;
+  /** The longest one page action may take: a selector wait, a click, a script (default and most 10000). */
+  actionTimeoutMs?: number;
 }
 
 export interface RenderOptions {
@@ -42,6 +64,28 @@ export interface RenderOptions {
   signal?: AbortSignal;
   /** Whose render it is, for the per-account limit (renders without one share a bucket). */
   account?: string;
+  /** Milliseconds to wait once the page has settled, before the actions and the capture (≤ 60000). */
+  waitFor?: number;
+  /** A phone: its screen (390×844 at device scale 2), touch, and a mobile Chrome's user agent. */
+  mobile?: boolean;
+  /** Run in order after the load and waitFor (see actions.ts and page-actions.ts). */
+  actions?: PageAction[];
+  /** How errors name the actions (default 'actions'; e.g. 'scrapeOptions.actions'). */
+  actionsParam?: string;
+  /** A PNG of the page once the actions are done: the screen, or the full page (capped in height). */
+  screenshot?: { fullPage: boolean };
+}
+
+/** What renderIn() needs of the options, checked. */
+interface RenderPlan {
+  headers: Record<string, string>;
+  waitFor: number;
+  mobile: boolean;
+  actions: PageAction[];
+  actionsParam: string;
+  screenshot: { fullPage: boolean } | null;
+  /** Images and fonts are fetched (for screenshots) rather than skipped. */
+  loadImages: boolean;
 }
 
 const LAUNCH_ARGS = [
@@ -80,6 +124,8 @@ interface MainFrame {
 
 /** Not needed for the DOM: aborted without a fetch. */
 const SKIPPED_TYPES = new Set(['image', 'media', 'font']);
+/** When the render takes screenshots, images and fonts are fetched (through SafeFetcher) so they show. */
+const SKIPPED_TYPES_FOR_SCREENSHOTS = new Set(['media']);
 /** Hop-by-hop or recomputed request headers, and accept-encoding (SafeFetcher asks for what it decodes). */
 const DROPPED_REQUEST_HEADERS = new Set([
   'host',
@@ -109,6 +155,7 @@ export class BrowserPool {
   private readonly fetcher: SafeFetcher;
   private readonly timeoutMs: number;
   private readonly settleMs: number;
+  private readonly actionTimeoutMs: number;
   private browser: Promise<Browser> | null = null;
   private closed = false;
   private readonly slots: RenderSlots;
@@ -119,6 +166,10 @@ export class BrowserPool {
     this.fetcher = options.fetcher;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.settleMs = options.settleMs ?? 3_000;
+    this.actionTimeoutMs = Math.min(
+      options.actionTimeoutMs ?? ACTION_LIMITS.actionTimeoutMs,
+      ACTION_LIMITS.actionTimeoutMs,
+    );
     this.slots = new RenderSlots({
       size: this.size,
       accountMax: Math.max(1, options.accountMax ?? this.size),
@@ -130,12 +181,15 @@ export class BrowserPool {
   async render(url: string, opts: RenderOptions = {}): Promise<RenderedPage> {
     // The same refusal a plain fetch gives (scheme, credentials, private literals), before any browser work.
     const target = this.fetcher.checkUrl(url, 'url').toString();
-    const release = await this.slots.acquire(opts.account ?? '', opts.signal);
+    const plan = renderPlan(opts);
+    // Waiting and actions lengthen the render (bounded): its slot is held that much longer too.
+    const limitMs = this.timeoutMs + extraRenderMs(opts);
+    const release = await this.slots.acquire(opts.account ?? '', opts.signal, limitMs);
     try {
       const browser = await this.launched(); // a first launch does not count against the time limit
-      const deadline = AbortSignal.timeout(this.timeoutMs);
+      const deadline = AbortSignal.timeout(limitMs);
       const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
-      return await this.renderWith(browser, target, opts.headers ?? {}, signal, opts.signal);
+      return await this.renderWith(browser, target, plan, signal, opts.signal, limitMs);
     } finally {
       release();
     }
@@ -156,24 +210,25 @@ export class BrowserPool {
   private async renderWith(
     browser: Browser,
     url: string,
-    headers: Record<string, string>,
+    plan: RenderPlan,
     signal: AbortSignal,
     callerSignal: AbortSignal | undefined,
+    limitMs: number,
   ): Promise<RenderedPage> {
     // Ends the page's fetches still in flight (long polls) when the render is over, however it ends.
     const finished = new AbortController();
     const fetchSignal = AbortSignal.any([signal, finished.signal]);
-    const opening = browser.newContext(contextOptions(browser, headers));
+    const opening = browser.newContext(contextOptions(browser, plan.headers, plan.mobile));
     const closeContext = () => opening.then((context) => context.close()).catch(() => {});
     try {
       return await untilAborted(
-        opening.then((context) => this.renderIn(context, url, fetchSignal)),
+        opening.then((context) => this.renderIn(context, url, plan, fetchSignal)),
         signal,
       );
     } catch (err) {
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (signal.aborted) {
-        throw new AppError('upstream_error', `Rendering ${url} took longer than ${this.timeoutMs} ms`);
+        throw new AppError('upstream_error', `Rendering ${url} took longer than ${limitMs} ms`);
       }
       if (err instanceof AppError) throw err;
       // The browser died or misbehaved under this render.
@@ -187,14 +242,21 @@ export class BrowserPool {
     }
   }
 
-  private async renderIn(context: BrowserContext, url: string, signal: AbortSignal): Promise<RenderedPage> {
+  private async renderIn(
+    context: BrowserContext,
+    url: string,
+    plan: RenderPlan,
+    signal: AbortSignal,
+  ): Promise<RenderedPage> {
     await blockWebSockets(context);
     const page = await context.newPage();
+    const activity = plan.actions.length > 0 ? new PageActivity(page) : null;
     const main: MainFrame = { hopping: false, redirect: null, error: null, last: null };
+    const skipped = plan.loadImages ? SKIPPED_TYPES_FOR_SCREENSHOTS : SKIPPED_TYPES;
     await context.route('**/*', (route) => {
       const req = route.request();
       const isMain = req.isNavigationRequest() && frameOf(req) === page.mainFrame();
-      return this.forward(route, signal, isMain ? main : null);
+      return this.forward(route, signal, isMain ? main : null, skipped);
     });
     let target = url;
     let response: Awaited<ReturnType<typeof page.goto>> = null;
@@ -217,12 +279,42 @@ export class BrowserPool {
     // Scripts that fetch their content: wait for the network to go quiet, but render what is there
     // when it does not (pages that poll never do).
     await page.waitForLoadState('networkidle', { timeout: this.settleMs }).catch(() => {});
-    const html = await page.content().catch(async () => {
-      // A script navigated at the last moment: take the document it navigated to.
-      await page.waitForLoadState('domcontentloaded', { timeout: this.settleMs });
-      return page.content();
-    });
-    return { html, url: page.url(), ...finalDocument(url, page.url(), main.last) };
+    const extras = await this.act(page, plan, activity, signal);
+    // (A script that navigated at the last moment: content() takes the document it navigated to.)
+    const html = await content(page, this.settleMs);
+    return { html, url: page.url(), ...finalDocument(url, page.url(), main.last), ...extras };
+  }
+
+  /** waitFor, the actions and the screenshot asked for, in that order. */
+  private async act(
+    page: Page,
+    plan: RenderPlan,
+    activity: PageActivity | null,
+    signal: AbortSignal,
+  ): Promise<Pick<RenderedPage, 'screenshot' | 'actions'>> {
+    const extras: Pick<RenderedPage, 'screenshot' | 'actions'> = {};
+    if (plan.waitFor > 0) await page.waitForTimeout(plan.waitFor);
+    if (activity) {
+      extras.actions = await runActions(page, plan.actions, {
+        param: plan.actionsParam,
+        settleMs: this.settleMs,
+        actionTimeoutMs: this.actionTimeoutMs,
+        activity,
+        signal,
+      });
+    }
+    if (plan.screenshot) {
+      try {
+        extras.screenshot = await screenshot(page, plan.screenshot.fullPage);
+      } catch (err) {
+        throw new AppError(
+          'upstream_error',
+          `Could not take a screenshot of ${page.url()}`,
+          firstLine(String(err)),
+        );
+      }
+    }
+    return extras;
   }
 
   /**
@@ -232,10 +324,15 @@ export class BrowserPool {
    * redirects itself (each hop checked), and a main document's hop is reported to renderWith(), which
    * navigates to the next one, so that the page ends on the final URL.
    */
-  private async forward(route: Route, signal: AbortSignal, main: MainFrame | null): Promise<void> {
+  private async forward(
+    route: Route,
+    signal: AbortSignal,
+    main: MainFrame | null,
+    skipped: ReadonlySet<string>,
+  ): Promise<void> {
     const request = route.request();
     const method = request.method();
-    if (SKIPPED_TYPES.has(request.resourceType())) return route.abort('blockedbyclient').catch(() => {});
+    if (skipped.has(request.resourceType())) return route.abort('blockedbyclient').catch(() => {});
     if (method !== 'GET' && method !== 'POST' && method !== 'HEAD') {
       return route.abort('blockedbyclient').catch(() => {});
     }
@@ -303,23 +400,52 @@ export class BrowserPool {
   }
 }
 
-function contextOptions(browser: Browser, headers: Record<string, string>) {
+/** The options checked (the route checks them too; every caller is not a route). */
+function renderPlan(opts: RenderOptions): RenderPlan {
+  const waitFor = opts.waitFor ?? 0;
+  if (!Number.isInteger(waitFor) || waitFor < 0 || waitFor > ACTION_LIMITS.maxWaitMs) {
+    throw invalid('waitFor', `an integer from 0 to ${ACTION_LIMITS.maxWaitMs} (milliseconds)`);
+  }
+  const actionsParam = opts.actionsParam ?? 'actions';
+  checkActions(opts.actions, waitFor, actionsParam);
+  const actions = opts.actions ?? [];
+  const shot = opts.screenshot ? { fullPage: opts.screenshot.fullPage === true } : null;
+  return {
+    headers: opts.headers ?? {},
+    waitFor,
+    mobile: opts.mobile === true,
+    actions,
+    actionsParam,
+    screenshot: shot,
+    loadImages: shot !== null || actions.some((a) => a.type === 'screenshot'),
+  };
+}
+
+function contextOptions(browser: Browser, headers: Record<string, string>, mobile: boolean) {
   const extra: Record<string, string> = {};
   let userAgent: string | undefined;
   for (const [name, value] of Object.entries(headers)) {
     if (name.toLowerCase() === 'user-agent') userAgent = value;
     else extra[name] = value;
   }
+  const major = browser.version().split('.')[0];
+  // Headless Chromium says "HeadlessChrome" in its user agent, which many sites refuse outright.
+  const defaultAgent = mobile
+    ? `Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Mobile Safari/537.36`
+    : `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`;
   return {
     serviceWorkers: 'block' as const,
     acceptDownloads: false,
     extraHTTPHeaders: extra, // not `locale`: it would replace the caller's accept-language
-    // Headless Chromium says "HeadlessChrome" in its user agent, which many sites refuse outright.
-    userAgent:
-      userAgent ??
-      `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${
-        browser.version().split('.')[0]
-      }.0.0.0 Safari/537.36`,
+    userAgent: userAgent ?? defaultAgent,
+    ...(mobile
+      ? {
+          viewport: { width: MOBILE_SCREEN.width, height: MOBILE_SCREEN.height },
+          deviceScaleFactor: MOBILE_SCREEN.deviceScaleFactor,
+          isMobile: true,
+          hasTouch: true,
+        }
+      : {}),
   };
 }
 

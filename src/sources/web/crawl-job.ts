@@ -12,10 +12,14 @@ import type { JobRegistry } from '../../jobs/registry.js';
 import type { PerAccountLimit } from '../../jobs/types.js';
 import type { SafeFetcher } from '../../net/safe-fetch.js';
 import type { Upstreams } from '../../net/upstream.js';
+import { StringEnum } from '../../schemas.js';
 import { crawlPoll } from './crawl-poll.js';
-import { type CrawlOutcome, crawl, StartPageError } from './crawler.js';
+import { type CrawlOutcome, crawl, type LinkedPage, StartPageError } from './crawler.js';
+import type { WebDocuments } from './documents.js';
 import { fetchRobots } from './robots.js';
+import { maxScrapeExtras, ScrapeOptionsSchema, scrapeRequest } from './scrape-options.js';
 import type { Scraper } from './scraper.js';
+import { sitemapUrls } from './sitemaps.js';
 
 /** The kind's name: its queue, and the `kind` its route submits. */
 export const CRAWL_KIND = 'crawl';
@@ -25,7 +29,18 @@ export const CRAWLS_LIMIT = { key: 'crawls', name: 'crawls' } as const satisfies
   keyof Config['accountJobLimits']
 >;
 
-export const CRAWL_LIMITS = { maxPages: 5000, patterns: 20, patternLength: 200 } as const;
+export const CRAWL_LIMITS = {
+  maxPages: 5000,
+  patterns: 20,
+  patternLength: 200,
+  /** `delay`, in seconds. */
+  maxDelay: 60,
+  /** `maxConcurrency`'s schema bound: UNFURL_CRAWL_CONCURRENCY's largest value. */
+  maxConcurrency: 256,
+} as const;
+
+/** A crawl stops taking new pages after this long and completes with what it has. */
+export const CRAWL_DEADLINE_MS = 50 * 60_000;
 
 const PathPatterns = (description: string) =>
   Type.Optional(
@@ -57,10 +72,62 @@ export const CrawlBody = Type.Object({
     default: false,
     description: 'Also follow links to subdomains of the start host',
   }),
-  entireDomain: Type.Boolean({
-    default: false,
-    description: 'Follow every path of the host, not only those under the start URL (extension)',
+  // No schema default: a default would make `entireDomain` and `crawlEntireDomain` look set, and
+  // disagreeing, when the caller sets only one (false when neither is given).
+  entireDomain: Type.Optional(
+    Type.Boolean({
+      description:
+        'Follow every path of the host, not only those under the start URL (default false). Same as crawlEntireDomain',
+    }),
+  ),
+  crawlEntireDomain: Type.Optional(
+    Type.Boolean({
+      description: "Firecrawl's name for entireDomain (default false); both may be given only if they agree",
+    }),
+  ),
+  sitemap: StringEnum(['skip', 'include', 'only'] as const, {
+    default: 'skip',
+    description:
+      "skip: follow links only; include: after the start page, also crawl the site's sitemap URLs within scope " +
+      "(as depth-0 pages, before the start page's links; links are followed from them too); only: crawl the " +
+      'sitemap URLs within scope alone — the start page is not fetched unless a sitemap lists it, no link is ' +
+      'followed, and a site whose sitemaps list nothing within scope fails the crawl',
   }),
+  ignoreQueryParameters: Type.Boolean({
+    default: false,
+    description:
+      'URLs differing only in their query are one page, fetched without the query (the start URL is fetched as given)',
+  }),
+  deduplicateSimilarURLs: Type.Boolean({
+    default: true,
+    description:
+      'www. or not, http or https, a trailing slash or not, and a trailing index.html, index.htm or index.php ' +
+      'or not are one page, fetched once in the first form found; the scope treats www. and the bare host as one',
+  }),
+  delay: Type.Number({
+    minimum: 0,
+    maximum: CRAWL_LIMITS.maxDelay,
+    default: 0,
+    description:
+      `Seconds to wait after each request to a host before the next one to it (0–${CRAWL_LIMITS.maxDelay}, fractions allowed); ` +
+      'with a delay the host gets one request at a time. A robots.txt Crawl-delay that is longer wins. delay × limit may be at most ' +
+      `${CRAWL_DEADLINE_MS / 1000} seconds (a crawl's run time)`,
+  }),
+  maxConcurrency: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: CRAWL_LIMITS.maxConcurrency,
+      description:
+        "Most pages fetched at once by this crawl (1 to the server's UNFURL_CRAWL_CONCURRENCY, 8 unless configured; the default)",
+    }),
+  ),
+  scrapeOptions: Type.Optional(
+    Type.Object(ScrapeOptionsSchema.properties, {
+      additionalProperties: false,
+      description:
+        'Scrape each page with these options (those of POST /v1/web/scrape): pages are then answered as that route answers, each billed as that scrape',
+    }),
+  ),
 });
 
 export type CrawlInput = Static<typeof CrawlBody>;
@@ -77,8 +144,14 @@ export const CRAWL_PRICE: PriceRow = {
   price: `${creditsText(CRAWL_PRICES.base)} + ${CRAWL_PRICES.perPage} per page`,
 };
 
+/** The most one page of the crawl can cost: its own price and, with scrapeOptions, its formats' extras. */
+export const crawlPagePrice = (input: Pick<CrawlInput, 'scrapeOptions'>) =>
+  CRAWL_PRICES.perPage +
+  (input.scrapeOptions ? maxScrapeExtras(scrapeRequest(input.scrapeOptions, 'scrapeOptions.')) : 0);
+
 /** The most a crawl of `limit` pages can cost. */
-export const crawlEstimate = (limit: number) => CRAWL_PRICES.base + CRAWL_PRICES.perPage * limit;
+export const crawlEstimate = (limit: number, pagePrice: number = CRAWL_PRICES.perPage) =>
+  CRAWL_PRICES.base + pagePrice * limit;
 
 /**
  * The crawl a balance short of its estimate pays for: `limit` cut to the pages the balance covers
@@ -86,9 +159,10 @@ export const crawlEstimate = (limit: number) => CRAWL_PRICES.base + CRAWL_PRICES
  * Not even one page → 402.
  */
 export function fitCrawlToBalance(input: CrawlJobInput, balance: number): CrawlJobInput {
-  const pages = Math.floor((balance - CRAWL_PRICES.base) / CRAWL_PRICES.perPage);
+  const pagePrice = crawlPagePrice(input);
+  const pages = Math.floor((balance - CRAWL_PRICES.base) / pagePrice);
   if (pages < 1) {
-    const smallest = crawlEstimate(1);
+    const smallest = crawlEstimate(1, pagePrice);
     throw new AppError(
       'insufficient_credits',
       `A crawl needs at least ${creditsText(smallest)} (one page) and the balance is ${creditsText(balance)}; a balance short of 1 + limit runs the crawl with the pages it pays for. Buy more: GET /v1/credits/packages, then POST /v1/credits/purchase.`,
@@ -112,30 +186,92 @@ function compilePatterns(patterns: readonly string[] | undefined, param: string)
   });
 }
 
-/** The job input of a validated body: the URL checked, the patterns compiled once to reject bad ones. */
-export function crawlInput(body: CrawlInput, fetcher: Pick<SafeFetcher, 'checkUrl'>): CrawlInput {
+/**
+ * The job input of a validated body: the URL checked, the patterns compiled once to reject bad ones,
+ * `crawlEntireDomain` folded into `entireDomain`, and `delay` × `limit` kept within a crawl's run time.
+ * With `maxConcurrency`, a `maxConcurrency` above it is refused (else the job lowers it).
+ */
+export function crawlInput(
+  body: CrawlInput,
+  fetcher: Pick<SafeFetcher, 'checkUrl'>,
+  server: { maxConcurrency?: number } = {},
+): CrawlInput {
   fetcher.checkUrl(body.url, 'url');
+  if (body.scrapeOptions) scrapeRequest(body.scrapeOptions, 'scrapeOptions.');
   compilePatterns(body.includePaths, 'includePaths');
   compilePatterns(body.excludePaths, 'excludePaths');
-  return body;
+  const { crawlEntireDomain, ...rest } = body;
+  if (
+    crawlEntireDomain !== undefined &&
+    body.entireDomain !== undefined &&
+    crawlEntireDomain !== body.entireDomain
+  )
+    throw invalid(
+      'crawlEntireDomain',
+      'says the opposite of entireDomain (its other name): give one of them',
+    );
+  const delay = body.delay ?? 0;
+  const limit = body.limit ?? 100;
+  const maxSeconds = CRAWL_DEADLINE_MS / 1000;
+  if (delay * limit > maxSeconds)
+    throw invalid(
+      'delay',
+      `${delay} s between requests × limit ${limit} pages is more than a crawl's ${maxSeconds} s: lower delay or limit (delay × limit ≤ ${maxSeconds})`,
+    );
+  if (server.maxConcurrency !== undefined && (body.maxConcurrency ?? 0) > server.maxConcurrency)
+    throw invalid(
+      'maxConcurrency',
+      `must be at most ${server.maxConcurrency} (this server's crawl concurrency)`,
+    );
+  return { ...rest, entireDomain: body.entireDomain ?? crawlEntireDomain ?? false };
 }
 
 export interface CrawlJobDeps {
   registry: JobRegistry;
   scraper: Scraper;
+  /** Pages scraped with scrapeOptions. */
+  documents: Pick<WebDocuments, 'scrape'>;
   upstreams: Upstreams;
   items: JobItems;
   concurrency: number;
   perHostConcurrency: number;
 }
 
-/** A crawl stops taking new pages after this long and completes with what it has. */
-const CRAWL_DEADLINE_MS = 50 * 60_000;
-
 export type CrawlResult = Omit<CrawlOutcome, 'stoppedBy'> & {
   /** `credits`: it reached the limit the balance cut, with more pages left to crawl. */
   stoppedBy: CrawlOutcome['stoppedBy'] | 'credits';
+  /** With scrapeOptions: what the returned pages' formats cost beyond a page's price. */
+  extras?: number;
 };
+
+/** A page as the engine follows it and the job stores it: a scraped page, or a document with its links. */
+type CrawledPage = LinkedPage & { stored: unknown; extras: number };
+
+/**
+ * How a crawl scrapes a page: as GET /v1/web/scrape answers it, or with scrapeOptions as
+ * POST /v1/web/scrape does — its links asked for too (the crawl follows them) and left out of the
+ * stored document unless the caller asked for them.
+ */
+function pageScraper(
+  deps: CrawlJobDeps,
+  input: CrawlJobInput,
+  ctx: { accountId: string; jobId: string },
+): (url: string, signal: AbortSignal) => Promise<CrawledPage> {
+  if (!input.scrapeOptions) {
+    return async (url, signal) => {
+      const page = await deps.scraper.scrapeNow(url, { signal, account: ctx.accountId });
+      return { url: page.url, urls: page.urls, stored: page, extras: 0 };
+    };
+  }
+  const asked = scrapeRequest(input.scrapeOptions, 'scrapeOptions.');
+  const request = { ...asked, links: true };
+  return async (url, signal) => {
+    const { document, extras } = await deps.documents.scrape(url, request, { ...ctx, signal });
+    const urls = (document.links ?? []).map((link) => link.url);
+    if (!asked.links) delete document.links;
+    return { url: document.url, urls, stored: document, extras };
+  };
+}
 
 /** The engine's outcome, saying `credits` where the limit it reached was the balance's, not the caller's. */
 function crawlResult(outcome: CrawlOutcome, input: CrawlJobInput): CrawlResult {
@@ -150,11 +286,13 @@ export function registerCrawl(deps: CrawlJobDeps): void {
     poll: crawlPoll,
     inputSchema: CrawlBody,
     price: CRAWL_PRICE,
-    estimate: (input) => crawlEstimate(input.limit),
+    estimate: (input) => crawlEstimate(input.limit, crawlPagePrice(input)),
     fitToBalance: fitCrawlToBalance,
     // A crawl cancelled before its first page has nothing to keep: it costs nothing.
     cost: (_input, result) =>
-      result.stoppedBy === 'stopped' && result.pagesScraped === 0 ? 0 : crawlEstimate(result.pagesScraped),
+      result.stoppedBy === 'stopped' && result.pagesScraped === 0
+        ? 0
+        : crawlEstimate(result.pagesScraped) + (result.extras ?? 0),
     concurrency: 2,
     timeoutMs: CRAWL_DEADLINE_MS + 10 * 60_000,
     async run(ctx, input) {
@@ -163,6 +301,7 @@ export function registerCrawl(deps: CrawlJobDeps): void {
       // Each page is stored within a tenth of a second (batched when they come faster): a poll
       // counts every page, not steps of a batch.
       const pages = new ItemAppender(deps.items, ctx.jobId);
+      let extras = 0;
       // Cancelled by its owner: the crawl stops and ends with the pages it has (kept and billed);
       // any other abort (time limit, shutdown) fails the attempt as before. Listening before the
       // engine does, the stop comes first.
@@ -179,27 +318,39 @@ export function registerCrawl(deps: CrawlJobDeps): void {
             include: compilePatterns(input.includePaths, 'includePaths'),
             exclude: compilePatterns(input.excludePaths, 'excludePaths'),
             allowSubdomains: input.allowSubdomains,
-            entireDomain: input.entireDomain,
-            concurrency: deps.concurrency,
+            entireDomain: input.entireDomain ?? input.crawlEntireDomain ?? false,
+            // Inputs stored before these options existed run as they did then (no sitemap, no
+            // deduplication of similar URLs).
+            sitemap: input.sitemap ?? 'skip',
+            ignoreQueryParameters: input.ignoreQueryParameters ?? false,
+            deduplicateSimilarURLs: input.deduplicateSimilarURLs ?? false,
+            delayMs: Math.round((input.delay ?? 0) * 1000),
+            concurrency: Math.min(input.maxConcurrency ?? deps.concurrency, deps.concurrency),
             perHostConcurrency: deps.perHostConcurrency,
             deadlineMs: CRAWL_DEADLINE_MS,
             stop: stop.signal,
           },
           {
-            scrape: (url, signal) => deps.scraper.scrapeNow(url, { signal, account: ctx.accountId }),
+            scrape: pageScraper(deps, input, ctx),
             robots: (origin, signal) => fetchRobots(deps.upstreams, origin, { signal }),
-            onPage: (page) => pages.add(page),
+            sitemapUrls: (startUrl, roots, { limit, pick, signal }) =>
+              sitemapUrls(deps.upstreams, startUrl, [...roots], { limit, pick, signal }),
+            onPage: (page) => {
+              extras += page.extras;
+              return pages.add(page.stored);
+            },
           },
           ctx.signal,
         );
         await pages.flush();
-        return crawlResult(outcome, input);
+        const result = crawlResult(outcome, input);
+        return input.scrapeOptions ? { ...result, extras } : result;
       } catch (err) {
         // The start page failing fails the crawl: as its own error (a site error may be retried),
         // or, when robots.txt refuses it, for good.
         await pages.flush().catch(() => {});
         await deps.items.clear(ctx.jobId);
-        if (err instanceof StartPageError) throw err.cause ?? permanent(err.message, 'forbidden');
+        if (err instanceof StartPageError) throw err.cause ?? permanent(err.message, err.code);
         throw err;
       }
     },

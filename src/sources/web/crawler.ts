@@ -13,9 +13,25 @@
 //   counted only if it passes them too.
 // - `limit`: pages returned (and billed). Failed pages do not count; they are listed in `failures`.
 // - Every URL is normalised before it is queued, and a page reached through a redirect is keyed by
-//   its final URL too, so no page is fetched or returned twice.
+//   its final URL too, so no page is fetched or returned twice. With `ignoreQueryParameters` URLs
+//   differing only in their query are one page (fetched without it; the start URL is fetched as
+//   given); with `deduplicateSimilarURLs`, www./bare, http/https, a trailing slash and a trailing
+//   index.html|htm|php are one page (url-dedupe.ts), the first form seen being the one fetched, and
+//   the scope's host is www.-blind too.
+// - `sitemap`: skip (default; links only), include (after the start page, the site's sitemap URLs in
+//   scope and passing the filters are queued as depth-0 pages, ahead of the start page's links; links
+//   are followed from them as from the start page), only (those sitemap URLs alone: the start page is
+//   not fetched — it is crawled only if a sitemap lists it — and no link is followed; a site whose
+//   sitemaps list nothing in scope fails the crawl). Sitemaps are read where the start page really
+//   is (after its redirects), from its robots.txt Sitemap: lines, else /sitemap.xml.
+// - Politeness: at most `concurrency` pages at once, `perHostConcurrency` per host, and one at a time
+//   to a host until its robots.txt is read. A host with a pause (`delayMs`, or its robots.txt
+//   Crawl-delay: the larger) gets one request at a time, the next starting that long after the
+//   previous one ended.
 import type { ScrapedPage } from './scraper.js';
+import type { SitemapMode } from './sitemaps.js';
 import { normalizeUrl, sameSite } from './url.js';
+import { type DedupeOptions, listedForm, urlKey } from './url-dedupe.js';
 
 export interface PathFilter {
   test(path: string): boolean;
@@ -33,6 +49,14 @@ export interface CrawlSettings {
   concurrency: number;
   /** Pages fetched at once from one host. */
   perHostConcurrency: number;
+  /** Default skip (see the header). */
+  sitemap?: SitemapMode;
+  /** Default false. */
+  ignoreQueryParameters?: boolean;
+  /** Default false (the API's default is true). */
+  deduplicateSimilarURLs?: boolean;
+  /** Pause after each request to a host before the next one to it, in ms (default 0). */
+  delayMs?: number;
   /** Stop taking new pages after this long and finish with what was scraped (0: no limit). */
   deadlineMs?: number;
   /**
@@ -46,14 +70,37 @@ export interface CrawlSettings {
 export interface CrawlRobots {
   isAllowed(url: string): boolean;
   crawlDelayMs: number | null;
+  /** Its Sitemap: URLs (where sitemap is include or only). */
+  sitemaps?: readonly string[];
 }
 
-export interface CrawlDeps {
-  scrape(url: string, signal: AbortSignal): Promise<ScrapedPage>;
+export interface CrawlSitemapOptions {
+  /** Most URLs wanted (of those `pick` keeps). */
+  limit: number;
+  /** The form a URL is queued in and the key of its page; null: not for this crawl. */
+  pick(url: string): { url: string; key: string } | null;
+  signal: AbortSignal;
+}
+
+/** What the engine reads of a scraped page: where it ended up, and its links to follow. */
+export type LinkedPage = Pick<ScrapedPage, 'url' | 'urls'>;
+
+export interface CrawlDeps<P extends LinkedPage = ScrapedPage> {
+  scrape(url: string, signal: AbortSignal): Promise<P>;
   /** robots.txt of an origin (asked once per origin per crawl). */
   robots(origin: string, signal: AbortSignal): Promise<CrawlRobots>;
   /** A page to return, numbered from 0 in the order scraped. */
-  onPage(page: ScrapedPage, index: number): void | Promise<void>;
+  onPage(page: P, index: number): void | Promise<void>;
+  /**
+   * The page URLs of the site's sitemaps (`robotsSitemaps`, else the site's /sitemap.xml), in
+   * order; needed where sitemap is include or only. Resolves with what it found in its own time
+   * budget; rejects only when `signal` aborts.
+   */
+  sitemapUrls?(
+    startUrl: string,
+    robotsSitemaps: readonly string[],
+    opts: CrawlSitemapOptions,
+  ): Promise<string[]>;
 }
 
 export interface CrawlFailure {
@@ -78,6 +125,8 @@ export class StartPageError extends Error {
   constructor(
     override readonly cause: unknown,
     message: string,
+    /** What the failure is when there is no cause: robots.txt refusing (default) or nothing to crawl. */
+    readonly code: 'forbidden' | 'not_found' = 'forbidden',
   ) {
     super(message);
   }
@@ -89,6 +138,8 @@ interface Task {
   url: string;
   depth: number;
   host: string;
+  /** The start page: its failure fails the crawl, and its redirect moves the scope. */
+  start: boolean;
 }
 
 /** The path prefix that scopes a crawl: the start path's folder when it names a file. */
@@ -99,20 +150,27 @@ function scopePrefix(start: URL): string {
   return path.replace(/\/+$/, '');
 }
 
-export async function crawl(
+export async function crawl<P extends LinkedPage>(
   settings: CrawlSettings,
-  deps: CrawlDeps,
+  deps: CrawlDeps<P>,
   signal: AbortSignal,
 ): Promise<CrawlOutcome> {
   const startUrl = normalizeUrl(settings.url);
   if (!startUrl) throw new StartPageError(null, 'the start URL is not an http(s) URL');
+  const mode = settings.sitemap ?? 'skip';
+  const dedupe: DedupeOptions = {
+    ignoreQueryParameters: settings.ignoreQueryParameters ?? false,
+    deduplicateSimilarURLs: settings.deduplicateSimilarURLs ?? false,
+  };
+  const keyOf = (url: string) => urlKey(url, dedupe);
+  const delayMs = Math.max(0, settings.delayMs ?? 0);
   // The scope is that of where the start page really is (http → https, example.com → www.…).
   let start = new URL(startUrl);
   let prefix = scopePrefix(start);
   const startedAt = Date.now();
 
   const inScope = (url: URL) =>
-    sameSite(url, start.hostname, settings.allowSubdomains) &&
+    sameSite(url, start.hostname, settings.allowSubdomains, dedupe.deduplicateSimilarURLs) &&
     (settings.entireDomain ||
       prefix === '' ||
       url.pathname === prefix ||
@@ -121,12 +179,20 @@ export async function crawl(
     (settings.include.length === 0 || settings.include.some((f) => f.test(path))) &&
     !settings.exclude.some((f) => f.test(path));
 
-  const seen = new Set<string>([startUrl]);
-  const queue: Task[] = [{ url: startUrl, depth: 0, host: start.host }];
+  /** Keys (urlKey) of the pages queued or reached. */
+  const seen = new Set<string>();
+  const queue: Task[] = [];
+  if (mode !== 'only') {
+    seen.add(keyOf(startUrl));
+    queue.push({ url: startUrl, depth: 0, host: start.host, start: true });
+  }
   let head = 0;
   const robotsByOrigin = new Map<string, Promise<CrawlRobots>>();
   const hostActive = new Map<string, number>();
+  /** When a host may next be asked (after its pause). */
   const hostNextAt = new Map<string, number>();
+  /** A host's pause between requests, once its robots.txt is read (until then: one at a time). */
+  const hostPause = new Map<string, number>();
   const outcome: CrawlOutcome = {
     pagesScraped: 0,
     pagesFailed: 0,
@@ -150,6 +216,49 @@ export async function crawl(
     return r;
   };
 
+  /** Queues a link or a sitemap URL unless its page is known, out of scope or filtered out. */
+  const enqueue = (found: string, depth: number) => {
+    const url = listedForm(found, dedupe);
+    const key = keyOf(url);
+    if (seen.has(key)) return;
+    const u = new URL(url);
+    if (!inScope(u) || !passesFilters(u.pathname)) return;
+    seen.add(key);
+    queue.push({ url, depth, host: u.host, start: false });
+  };
+
+  /** Queues the sitemap URLs in scope as depth-0 pages; answers how many were queued. */
+  const seedFromSitemaps = async (): Promise<number> => {
+    if (!deps.sitemapUrls) return 0;
+    const robots = await robotsFor(start);
+    const pick = (found: string) => {
+      const url = listedForm(found, dedupe);
+      const key = keyOf(url);
+      if (seen.has(key)) return null;
+      let u: URL;
+      try {
+        u = new URL(url);
+      } catch {
+        return null;
+      }
+      return inScope(u) && passesFilters(u.pathname) ? { url, key } : null;
+    };
+    const urls = await deps.sitemapUrls(start.href, robots.sitemaps ?? [], {
+      limit: maxFetches,
+      pick,
+      signal,
+    });
+    const before = queue.length;
+    for (const url of urls) enqueue(url, 0);
+    return queue.length - before;
+  };
+
+  /** After a request to `host`: it rests for its pause before the next one. */
+  const rest = (host: string) => {
+    const pause = hostPause.get(host) ?? 0;
+    if (pause > 0) hostNextAt.set(host, Date.now() + pause);
+  };
+
   const recordFailure = (url: string, err: unknown) => {
     outcome.pagesFailed++;
     if (outcome.failures.length < MAX_LISTED_FAILURES) {
@@ -162,17 +271,23 @@ export async function crawl(
     }
   };
 
+  /** Looks for tasks to start (the scheduler, once it runs). */
+  let wake = () => {};
+
   const visit = async (task: Task): Promise<void> => {
-    const isStart = task.depth === 0;
+    const isStart = task.start;
     const robots = await robotsFor(new URL(task.url));
-    if (robots.crawlDelayMs) hostNextAt.set(task.host, Date.now() + robots.crawlDelayMs);
+    const known = hostPause.has(task.host);
+    hostPause.set(task.host, Math.max(delayMs, robots.crawlDelayMs ?? 0));
+    // The host's other tasks waited for its robots.txt: they may go now, as its rules allow.
+    if (!known) wake();
     if (!robots.isAllowed(task.url)) {
       if (isStart)
         throw new StartPageError(null, `robots.txt of ${task.host} disallows crawling ${task.url}`);
       outcome.skippedByRobots++;
       return;
     }
-    let page: ScrapedPage;
+    let page: P;
     try {
       page = await deps.scrape(task.url, signal);
     } catch (err) {
@@ -180,13 +295,18 @@ export async function crawl(
       if (isStart) throw new StartPageError(err, (err as Error)?.message ?? String(err));
       recordFailure(task.url, err);
       return;
+    } finally {
+      rest(task.host);
     }
     // Keyed by where it ended up too: two links that redirect to one page give one page.
     const finalUrl = normalizeUrl(page.url) ?? task.url;
     const final = new URL(finalUrl);
+    const finalKey = keyOf(finalUrl);
+    if (finalKey !== keyOf(task.url)) {
+      if (seen.has(finalKey)) return;
+      seen.add(finalKey);
+    }
     if (finalUrl !== task.url) {
-      if (seen.has(finalUrl)) return;
-      seen.add(finalUrl);
       if (isStart) {
         start = final;
         prefix = scopePrefix(final);
@@ -200,18 +320,14 @@ export async function crawl(
       if (outcome.pagesScraped >= settings.limit) return;
       await deps.onPage(page, outcome.pagesScraped++);
     }
-    if (task.depth >= settings.maxDepth) return;
-    for (const link of page.urls) {
-      if (seen.has(link)) continue;
-      const url = new URL(link);
-      if (!inScope(url) || !passesFilters(url.pathname)) continue;
-      seen.add(link);
-      queue.push({ url: link, depth: task.depth + 1, host: url.host });
-    }
+    if (isStart && mode === 'include') await seedFromSitemaps();
+    if (task.depth >= settings.maxDepth || mode === 'only') return;
+    for (const link of page.urls) enqueue(link, task.depth + 1);
   };
 
   await new Promise<void>((resolve, reject) => {
     let timer: NodeJS.Timeout | null = null;
+    let timerAt = 0;
     let settled = false;
     const finish = (err?: unknown) => {
       if (settled) return;
@@ -232,9 +348,31 @@ export async function crawl(
     settings.stop?.addEventListener('abort', onStop, { once: true });
 
     const budgetLeft = () => outcome.pagesScraped + active < settings.limit && fetched < maxFetches;
+    // sitemap=only: the queue is the sitemaps' URLs, read before anything is fetched.
+    let seeding = mode === 'only';
+    if (seeding) {
+      seedFromSitemaps()
+        .then(
+          (queued) => {
+            if (queued === 0)
+              startError ??= new StartPageError(
+                null,
+                `no sitemap of ${start.host} lists a page within the crawl's scope`,
+                'not_found',
+              );
+          },
+          (err) => {
+            if (!signal.aborted && !stopped()) startError ??= new StartPageError(err, String(err));
+          },
+        )
+        .finally(() => {
+          seeding = false;
+          pump();
+        });
+    }
     const pump = () => {
       if (settled) return;
-      if (startError) return active === 0 ? finish(startError) : undefined;
+      if (startError) return active === 0 && !seeding ? finish(startError) : undefined;
       if (settings.deadlineMs && Date.now() - startedAt > settings.deadlineMs && head < queue.length) {
         outcome.stoppedBy = 'deadline';
         head = queue.length;
@@ -245,7 +383,8 @@ export async function crawl(
         const task = queue[i]!;
         const busy = hostActive.get(task.host) ?? 0;
         const nextAt = hostNextAt.get(task.host) ?? 0;
-        const perHost = nextAt > 0 ? 1 : settings.perHostConcurrency;
+        const pause = hostPause.get(task.host);
+        const perHost = pause === undefined || pause > 0 ? 1 : settings.perHostConcurrency;
         if (busy >= perHost) continue;
         if (nextAt > Date.now()) {
           waitUntil = Math.min(waitUntil, nextAt);
@@ -271,19 +410,21 @@ export async function crawl(
             pump();
           });
       }
-      if (active === 0) {
-        if (head >= queue.length || !budgetLeft()) {
-          if (head < queue.length && outcome.stoppedBy === null) outcome.stoppedBy = 'limit';
-          return finish();
-        }
-        if (waitUntil !== Number.POSITIVE_INFINITY && !timer) {
-          timer = setTimeout(() => {
-            timer = null;
-            pump();
-          }, waitUntil - Date.now());
-        }
+      if (active === 0 && !seeding && (head >= queue.length || !budgetLeft())) {
+        if (head < queue.length && outcome.stoppedBy === null) outcome.stoppedBy = 'limit';
+        return finish();
+      }
+      // A resting host's next task goes when its pause ends, whatever else is running then.
+      if (waitUntil !== Number.POSITIVE_INFINITY && (!timer || waitUntil < timerAt)) {
+        if (timer) clearTimeout(timer);
+        timerAt = waitUntil;
+        timer = setTimeout(() => {
+          timer = null;
+          pump();
+        }, waitUntil - Date.now());
       }
     };
+    wake = pump;
     pump();
   });
   return outcome;

@@ -4,10 +4,12 @@
 // used. Short articles inside heavy page furniture keep Readability's answer: on the Zyte benchmark
 // a plain share rule (Jina's 30 %) drops token F1 from 0.96 to 0.87, this rule keeps 0.96; and so
 // does a page whose og:type says article (an article that is one long list is not readerable).
-// Readability takes the heading that repeats the title out of the article (it answers the title
-// apart); we put it back as a leading `# ` line, as readers of the Markdown expect.
+// Readability's answer then loses the page furniture it keeps (captions, date lines, link lists…:
+// main-prune.ts). Readability takes the heading that repeats the title out of the article (it answers
+// the title apart); we put it back as a leading `# ` line, as readers of the Markdown expect.
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
+import { pruneFurniture } from './main-prune.js';
 import { htmlToMarkdown } from './markdown.js';
 import { scanPage } from './page-scan.js';
 import { resolveLink } from './url.js';
@@ -211,6 +213,8 @@ export function parsePage(html: string, pageUrl: string, options: PageOptions = 
   // and so does a Readability retry pass (freshDocument, our patch) instead of a copy of every page.
   const article = new Readability(document as never, {
     serializer: (el: unknown) => el,
+    // pruneFurniture reads the page's classes, then drops them as Readability would have.
+    keepClasses: true,
     freshDocument: () => {
       const fresh = parseHTML(html).document;
       scanPage(fresh, pageUrl);
@@ -229,6 +233,8 @@ export function parsePage(html: string, pageUrl: string, options: PageOptions = 
       root = whole.body;
     }
   }
+  // Furniture goes from Readability's answer only: a whole page standing in is a list of links by design.
+  if (root && root === main) pruneFurniture(root);
   const heading = titleHeading(page.h1s, collapse(article?.title) ?? collapse(page.title));
   if (root && heading) keepTitleHeading(root, heading);
   return answer(root, collapse(article?.title ?? null));

@@ -4,14 +4,15 @@
 // oldest waiter among equals), so one account's queue never stands in front of another account.
 // A render that cannot start within `queueTimeoutMs` is refused: 429 when the account's own limit
 // holds it back, 503 when the pool is simply full, each with a Retry-After of when, at the latest,
-// a slot that would let it start is freed (renders are held at most `holdMs`).
+// a slot that would let it start is freed (renders are held at most `holdMs`, or the hold a render
+// asked for: one that waits and acts on the page may take longer).
 import { AppError } from '../../errors.js';
 
 export interface RenderSlotsOptions {
   size: number;
   accountMax: number;
   queueTimeoutMs: number;
-  /** The longest one render holds its slot (its time limit). */
+  /** The longest one render holds its slot (its time limit), unless acquire() says otherwise. */
   holdMs: number;
 }
 
@@ -21,15 +22,18 @@ interface Waiter {
 }
 
 export class RenderSlots {
-  /** Start times of the renders running, per account. */
+  /** When, at the latest, each render running gives its slot back, per account. */
   private readonly running = new Map<string, number[]>();
   private total = 0;
   private readonly waiting: Waiter[] = [];
 
   constructor(private readonly options: RenderSlotsOptions) {}
 
-  /** Waits for a slot for `account`; the answer frees it (call it exactly once). */
-  acquire(account: string, signal?: AbortSignal): Promise<() => void> {
+  /**
+   * Waits for a slot for `account`, to be held at most `holdMs` (default: the options'); the answer
+   * frees it (call it exactly once).
+   */
+  acquire(account: string, signal?: AbortSignal, holdMs = this.options.holdMs): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<() => void>((resolve, reject) => {
       const leave = () => {
@@ -42,7 +46,7 @@ export class RenderSlots {
         account,
         grant: () => {
           leave();
-          resolve(this.start(account));
+          resolve(this.start(account, holdMs));
         },
       };
       const onAbort = () => {
@@ -76,18 +80,18 @@ export class RenderSlots {
     }
   }
 
-  private start(account: string): () => void {
-    const startedAt = Date.now();
-    const starts = this.running.get(account) ?? [];
-    starts.push(startedAt);
-    this.running.set(account, starts);
+  private start(account: string, holdMs: number): () => void {
+    const freedBy = Date.now() + holdMs;
+    const ends = this.running.get(account) ?? [];
+    ends.push(freedBy);
+    this.running.set(account, ends);
     this.total++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      starts.splice(starts.indexOf(startedAt), 1);
-      if (starts.length === 0) this.running.delete(account);
+      ends.splice(ends.indexOf(freedBy), 1);
+      if (ends.length === 0) this.running.delete(account);
       this.total--;
       this.pump();
     };
@@ -95,8 +99,8 @@ export class RenderSlots {
 
   private refusal(account: string): AppError {
     const own = this.count(account) >= this.options.accountMax;
-    const starts = own ? this.running.get(account)! : [...this.running.values()].flat();
-    const freedBy = Math.min(...starts) + this.options.holdMs;
+    const ends = own ? this.running.get(account)! : [...this.running.values()].flat();
+    const freedBy = Math.min(...ends);
     const seconds = Number.isFinite(freedBy) ? Math.ceil((freedBy - Date.now()) / 1000) : 1;
     const retryAfterMs = Math.max(1, seconds) * 1000;
     if (own) {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { cached, type ResultCache } from '../../cache/result-cache.js';
 import { AppError } from '../../errors.js';
 import type { Upstreams } from '../../net/upstream.js';
+import type { RenderedPage, RenderOptions } from './browser-pool.js';
 import { detectChallenge } from './challenge.js';
 import { ChallengeError, type FetchedDocument, fetchDocument } from './fetch-page.js';
 import { countCharacters } from './markdown.js';
@@ -38,11 +39,28 @@ export interface ScrapedPage {
 
 /** What the browser pool offers (src/sources/web/browser-pool.ts). */
 export interface Renderer {
-  render(
-    url: string,
-    opts?: { headers?: Record<string, string>; signal?: AbortSignal; account?: string },
-  ): Promise<{ html: string; url: string; status: number; contentType: string | null }>;
+  render(url: string, opts?: RenderOptions): Promise<RenderedPage>;
 }
+
+/** The browser's part of a scrape: waiting, a phone's screen, actions, a screenshot. */
+export type BrowserAsk = Pick<RenderOptions, 'waitFor' | 'mobile' | 'actions' | 'screenshot'>;
+
+export interface SourceOptions extends ScrapeOptions {
+  /** Browser work asked for: the page is rendered with it, never fetched plainly. */
+  browser?: BrowserAsk | null;
+}
+
+/** What a parse of an HTML page must tell the scraper: whether to try the browser instead. */
+export interface ParsedPage {
+  content: string;
+  looksEmpty: boolean;
+}
+
+/** A fetched (or rendered) document, with the parse of an HTML page. */
+export type PageSource<P> =
+  | { kind: 'html'; url: string; status: number; html: string; page: P; rendered: RenderedPage | null }
+  | { kind: 'text'; url: string; status: number; text: string }
+  | { kind: 'pdf'; url: string; status: number; body: Buffer };
 
 export interface ScraperDeps {
   upstreams: Upstreams;
@@ -100,8 +118,38 @@ export class Scraper {
 
   /** A scrape that always fetches (the crawler's, which never asks twice for a page). */
   async scrapeNow(url: string, options: ScrapeOptions = {}): Promise<ScrapedPage> {
+    const source = await this.source(url, options, (html, pageUrl) =>
+      parsePage(html, pageUrl, { noLinks: options.noLinks }),
+    );
+    switch (source.kind) {
+      case 'pdf':
+        return this.pdf(source.url, source.body);
+      case 'text':
+        return toScraped(source.url, {
+          content: source.text.trim(),
+          name: null,
+          description: null,
+          ogUrl: null,
+          ogImage: null,
+          urls: [],
+        });
+      case 'html':
+        return toScraped(source.url, source.page);
+    }
+  }
+
+  /**
+   * The document at `url`: fetched, or rendered by the browser when the options need it, when a
+   * plain fetch meets a challenge a browser may pass, or when the fetched page is an empty
+   * JavaScript shell (`render: auto`); an HTML page comes with its parse by `parse`.
+   */
+  async source<P extends ParsedPage>(
+    url: string,
+    options: SourceOptions,
+    parse: (html: string, url: string) => P,
+  ): Promise<PageSource<P>> {
     const mode = options.render ?? 'auto';
-    if (mode === 'always') return this.rendered(url, options);
+    if (mode === 'always' || options.browser) return this.renderedSource(url, options, parse);
     let doc: FetchedDocument;
     try {
       doc = await fetchDocument(this.deps.upstreams, url, {
@@ -113,7 +161,7 @@ export class Scraper {
     } catch (err) {
       // A browser sometimes passes a JavaScript challenge that a plain client cannot.
       if (err instanceof ChallengeError && mode === 'auto' && this.deps.renderer) {
-        return this.rendered(url, options);
+        return this.renderedSource(url, options, parse);
       }
       throw err;
     }
@@ -121,35 +169,26 @@ export class Scraper {
       case 'binary':
         throw NOT_A_PAGE(doc.contentType);
       case 'pdf':
-        return this.pdf(doc);
-      case 'text': {
-        const content = doc.text.trim();
-        return toScraped(doc.url, {
-          content,
-          name: null,
-          description: null,
-          ogUrl: null,
-          ogImage: null,
-          urls: [],
-        });
-      }
-      case 'html': {
-        const page = parsePage(doc.text, doc.url, { noLinks: options.noLinks });
-        if (page.looksEmpty && mode === 'auto' && this.deps.renderer) {
-          const rendered = await this.rendered(url, options).catch(() => null);
-          if (rendered && rendered.countCharacters > page.content.length) return rendered;
+        if (doc.truncated) {
+          throw new AppError('payload_too_large', `The PDF at ${doc.url} is larger than the download limit`);
         }
-        return toScraped(doc.url, page);
+        return { kind: 'pdf', url: doc.url, status: doc.status, body: doc.body };
+      case 'text':
+        return { kind: 'text', url: doc.url, status: doc.status, text: doc.text };
+      case 'html': {
+        const page = parse(doc.text, doc.url);
+        if (page.looksEmpty && mode === 'auto' && this.deps.renderer) {
+          const rendered = await this.renderedSource(url, options, parse).catch(() => null);
+          if (rendered && rendered.page.content.length > page.content.length) return rendered;
+        }
+        return { kind: 'html', url: doc.url, status: doc.status, html: doc.text, page, rendered: null };
       }
     }
   }
 
-  private async pdf(doc: FetchedDocument): Promise<ScrapedPage> {
-    if (doc.truncated) {
-      throw new AppError('payload_too_large', `The PDF at ${doc.url} is larger than the download limit`);
-    }
-    const { text, title } = await pdfToText(doc.body);
-    return toScraped(doc.url, {
+  private async pdf(url: string, body: Buffer): Promise<ScrapedPage> {
+    const { text, title } = await pdfToText(body);
+    return toScraped(url, {
       content: text,
       name: title,
       description: null,
@@ -159,7 +198,11 @@ export class Scraper {
     });
   }
 
-  private async rendered(url: string, options: ScrapeOptions): Promise<ScrapedPage> {
+  private async renderedSource<P extends ParsedPage>(
+    url: string,
+    options: SourceOptions,
+    parse: (html: string, url: string) => P,
+  ): Promise<Extract<PageSource<P>, { kind: 'html' }>> {
     const renderer = this.deps.renderer;
     if (!renderer) {
       throw new AppError('service_unavailable', 'Rendering with a browser is not available on this server');
@@ -167,13 +210,25 @@ export class Scraper {
     const headers: Record<string, string> = options.lang
       ? { 'accept-language': `${options.lang},*;q=0.5` }
       : {};
-    const page = await renderer.render(url, { headers, signal: options.signal, account: options.account });
+    const page = await renderer.render(url, {
+      headers,
+      signal: options.signal,
+      account: options.account,
+      ...options.browser,
+    });
     const host = new URL(page.url).host;
     const wall = detectChallenge({ status: page.status, headers: {}, html: page.html });
     if (wall) throw new ChallengeError(host, wall);
     if (page.status === 404 || page.status === 410)
       throw new AppError('not_found', `${host} answered ${page.status}: no such page`);
     if (page.status >= 400) throw new AppError('upstream_error', `${host} answered HTTP ${page.status}`);
-    return toScraped(page.url, parsePage(page.html, page.url, { noLinks: options.noLinks }));
+    return {
+      kind: 'html',
+      url: page.url,
+      status: page.status,
+      html: page.html,
+      page: parse(page.html, page.url),
+      rendered: page,
+    };
   }
 }

@@ -9,6 +9,9 @@ import type { Upstreams } from '../../net/upstream.js';
 import { BROWSER_USER_AGENT } from './fetch-page.js';
 import { normalizeUrl } from './url.js';
 
+/** What map and crawl do with a site's sitemaps: read them beside the links, not at all, or alone. */
+export type SitemapMode = 'include' | 'skip' | 'only';
+
 export interface SitemapOptions {
   /** max URLs returned */
   limit: number;
@@ -21,6 +24,12 @@ export interface SitemapOptions {
   maxFileBytes?: number;
   /** Time for the whole walk, default 20 s; when it runs out, what was found so far is the answer. */
   timeBudgetMs?: number;
+  /**
+   * Which URLs count, in what form: the form to list and the key of its page (two URLs with one key
+   * are listed once, in the first form found), or null to leave it out — so `limit` counts only the
+   * URLs the caller keeps. Default: every URL, as found, keyed by itself.
+   */
+  pick?: (url: string) => { url: string; key: string } | null;
 }
 
 const DEFAULT_MAX_SITEMAPS = 50;
@@ -158,13 +167,15 @@ const NOTHING: ParsedSitemap = { urls: [], sitemaps: [] };
 
 /** One walk over a site's sitemaps, in document order, depth first. */
 class SitemapWalk {
-  readonly found = new Set<string>();
+  /** Page key → the URL as listed, in the order found. */
+  readonly found = new Map<string, string>();
   private readonly requested = new Set<string>();
   private readonly slots = new Slots(CONCURRENCY);
   private readonly limit: number;
   private readonly maxSitemaps: number;
   private readonly maxDepth: number;
   private readonly maxFileBytes: number;
+  private readonly pick: NonNullable<SitemapOptions['pick']>;
 
   constructor(
     private readonly upstreams: Upstreams,
@@ -175,6 +186,7 @@ class SitemapWalk {
     this.maxSitemaps = opts.maxSitemaps ?? DEFAULT_MAX_SITEMAPS;
     this.maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.pick = opts.pick ?? ((url) => ({ url, key: url }));
   }
 
   private get done(): boolean {
@@ -200,7 +212,8 @@ class SitemapWalk {
       const file = await load;
       for (const url of file.urls) {
         if (this.done) return;
-        this.found.add(url);
+        const picked = this.pick(url);
+        if (picked && !this.found.has(picked.key)) this.found.set(picked.key, picked.url);
       }
       if (this.done) return;
       if (depth < this.maxDepth && file.sitemaps.length > 0) await this.visit(file.sitemaps, depth + 1);
@@ -276,5 +289,5 @@ export async function sitemapUrls(
     stop.abort(); // fetches still running ahead are no longer wanted
   }
   if (opts.signal?.aborted) throw opts.signal.reason;
-  return [...walk.found].slice(0, opts.limit);
+  return [...walk.found.values()].slice(0, opts.limit);
 }

@@ -1,5 +1,6 @@
 // One spelling per page: links found on pages and in sitemaps are resolved against their base and
 // normalised the same way, so a page is listed (map) or fetched (crawl) once.
+import { withoutWww } from './url-dedupe.js';
 
 const SKIPPED_SCHEMES = /^\s*(?:javascript|mailto|tel|sms|data|blob|about|ftp|file):/i;
 
@@ -34,8 +35,12 @@ export function resolveLink(href: string | null | undefined, base: URL | string)
   }
 }
 
-/** The host of `url` is `host` or (with `subdomains`) one of its subdomains. */
-export function sameSite(url: URL, host: string, subdomains: boolean): boolean {
-  const h = url.hostname;
-  return h === host || (subdomains && h.endsWith(`.${host}`));
+/**
+ * The host of `url` is `host` or (with `subdomains`) one of its subdomains. With `ignoreWww`, one
+ * leading `www.` is dropped from both first (`www.example.com` and `example.com` are one site).
+ */
+export function sameSite(url: URL, host: string, subdomains: boolean, ignoreWww = false): boolean {
+  const h = ignoreWww ? withoutWww(url.hostname) : url.hostname;
+  const base = ignoreWww ? withoutWww(host) : host;
+  return h === base || (subdomains && h.endsWith(`.${base}`));
 }

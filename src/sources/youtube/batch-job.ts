@@ -5,6 +5,7 @@
 // 1 + the videos that succeeded: a video that failed costs nothing.
 import { creditsText, type PriceRow } from '../../billing/prices.js';
 import { AppError, retryable } from '../../errors.js';
+import { abortable, inOrder } from '../../jobs/in-order.js';
 import type { JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
 import type { JobContext, JobKind } from '../../jobs/types.js';
@@ -80,69 +81,6 @@ export interface BatchJobDeps {
   registry: JobRegistry;
   youtube: BatchPlatform;
   items: JobItems;
-}
-
-/** Resolves when `promise` does, or rejects with the signal's reason as soon as it aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
-/** At most `limit` calls of `run` at once; the others wait their turn in order. */
-function limiter(limit: number) {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(run: () => Promise<T>): Promise<T> => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await run();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
-}
-
-/**
- * `work(i)` for i in 0…count-1, `concurrency` at a time and at most `window` ahead of the first
- * unfinished one; `emit` sees every value in index order. A rejection of `work` stops it all.
- */
-export async function inOrder<T>(
-  count: number,
-  concurrency: number,
-  window: number,
-  work: (index: number) => Promise<T>,
-  emit: (value: T, index: number) => Promise<void> | void,
-): Promise<void> {
-  const limit = limiter(concurrency);
-  const started: Array<Promise<T> | undefined> = new Array(count);
-  let next = 0;
-  for (let i = 0; i < count; i++) {
-    while (next < count && next < i + window) {
-      const index = next++;
-      const p = limit(() => work(index));
-      // Handled here too: a later one failing while an earlier one is awaited is no stray rejection.
-      p.catch(() => {});
-      started[index] = p;
-    }
-    const value = await started[i]!;
-    started[i] = undefined;
-    await emit(value, i);
-  }
 }
 
 function describeError(err: unknown): BatchError {

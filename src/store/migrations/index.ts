@@ -11,6 +11,7 @@ import * as m009 from './009-history-at-scale.js';
 import * as m010 from './010-job-cancel-requests.js';
 import * as m011 from './011-hold-entries-by-job.js';
 import * as m012 from './012-monitors.js';
+import * as m013 from './013-files.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '010-job-cancel-requests': m010,
   '011-hold-entries-by-job': m011,
   '012-monitors': m012,
+  '013-files': m013,
 };

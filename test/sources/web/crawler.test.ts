@@ -5,21 +5,28 @@ import { describe, expect, it } from 'vitest';
 import {
   type CrawlRobots,
   type CrawlSettings,
+  type CrawlSitemapOptions,
   crawl,
   StartPageError,
 } from '../../../src/sources/web/crawler.js';
 import type { ScrapedPage } from '../../../src/sources/web/scraper.js';
 
-type Site = Record<string, { links?: string[]; redirect?: string; fail?: boolean }>;
+type Site = Record<string, { links?: string[]; redirect?: string; fail?: boolean; waitMs?: number }>;
 
-function web(site: Site, robots: Record<string, Partial<CrawlRobots>> = {}) {
+function web(site: Site, robots: Record<string, Partial<CrawlRobots>> = {}, sitemaps: string[] = []) {
   const fetched: string[] = [];
+  /** Each fetch's start and end (ms), in the order they started. */
+  const times: { url: string; start: number; end: number }[] = [];
+  /** The calls of sitemapUrls: the start URL and the robots.txt Sitemap: URLs. */
+  const sitemapCalls: { startUrl: string; roots: readonly string[] }[] = [];
   let active = 0;
   let maxActive = 0;
   const activeByHost = new Map<string, number>();
   let maxPerHost = 0;
   return {
     fetched,
+    times,
+    sitemapCalls,
     get maxActive() {
       return maxActive;
     },
@@ -29,12 +36,15 @@ function web(site: Site, robots: Record<string, Partial<CrawlRobots>> = {}) {
     deps: {
       async scrape(url: string): Promise<ScrapedPage> {
         fetched.push(url);
+        const time = { url, start: Date.now(), end: 0 };
+        times.push(time);
         const host = new URL(url).host;
         active++;
         activeByHost.set(host, (activeByHost.get(host) ?? 0) + 1);
         maxActive = Math.max(maxActive, active);
         maxPerHost = Math.max(maxPerHost, activeByHost.get(host)!);
-        await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, site[url]?.waitMs ?? 5));
+        time.end = Date.now();
         active--;
         activeByHost.set(host, activeByHost.get(host)! - 1);
         let entry = site[url];
@@ -58,6 +68,15 @@ function web(site: Site, robots: Record<string, Partial<CrawlRobots>> = {}) {
       },
       async robots(origin: string): Promise<CrawlRobots> {
         return { isAllowed: () => true, crawlDelayMs: null, ...robots[origin] };
+      },
+      async sitemapUrls(startUrl: string, roots: readonly string[], opts: CrawlSitemapOptions) {
+        sitemapCalls.push({ startUrl, roots });
+        const kept = new Map<string, string>();
+        for (const u of sitemaps) {
+          const picked = opts.pick(u);
+          if (picked && !kept.has(picked.key)) kept.set(picked.key, picked.url);
+        }
+        return [...kept.values()].slice(0, opts.limit);
       },
       pages: [] as string[],
       onPage(page: ScrapedPage) {
@@ -242,5 +261,224 @@ describe('crawl engine', () => {
       'stop',
     );
     expect(w.fetched.length).toBeLessThan(50);
+  });
+});
+
+describe('crawl engine options', () => {
+  it('sitemap=include queues the sitemap URLs in scope as depth-0 pages, ahead of the links', async () => {
+    const s: Site = {
+      [`${A}/docs`]: { links: [`${A}/docs/linked`] },
+      [`${A}/docs/linked`]: { links: [`${A}/docs/linked/deeper`] },
+      [`${A}/docs/linked/deeper`]: {},
+      [`${A}/docs/from-map`]: { links: [`${A}/docs/from-map/child`] },
+      [`${A}/docs/from-map/child`]: {},
+      [`${A}/docs/skipped`]: {},
+    };
+    const sitemap = [
+      `${A}/about`, // out of scope
+      `${A}/docs/from-map`,
+      `${A}/docs/linked`, // also a link: once
+      `${A}/docs/skipped`, // filtered out
+      'https://other.test/docs/x',
+    ];
+    const robots = { [A]: { sitemaps: [`${A}/sm.xml`] } };
+    const w = web(s, robots, sitemap);
+    const exclude = [RE2JS.compile('skipped')];
+    await crawl(
+      settings(`${A}/docs`, { sitemap: 'include', maxDepth: 1, exclude, concurrency: 1 }),
+      w.deps,
+      signal(),
+    );
+    // Depth 0: the start page, then the sitemap's; depth 1: their links.
+    expect(w.fetched).toEqual([
+      `${A}/docs`,
+      `${A}/docs/from-map`,
+      `${A}/docs/linked`,
+      `${A}/docs/from-map/child`,
+      `${A}/docs/linked/deeper`,
+    ]);
+    expect(w.sitemapCalls).toEqual([{ startUrl: `${A}/docs`, roots: [`${A}/sm.xml`] }]);
+
+    // maxDepth 0: the start page and the sitemap's pages, no link followed.
+    const w0 = web(s, robots, sitemap);
+    await crawl(settings(`${A}/docs`, { sitemap: 'include', maxDepth: 0, exclude }), w0.deps, signal());
+    expect(w0.deps.pages.sort()).toEqual([`${A}/docs`, `${A}/docs/from-map`, `${A}/docs/linked`]);
+    // skip (the default) reads no sitemap.
+    const ws = web(s, robots, sitemap);
+    await crawl(settings(`${A}/docs`, { maxDepth: 0 }), ws.deps, signal());
+    expect(ws.sitemapCalls).toEqual([]);
+    expect(ws.fetched).toEqual([`${A}/docs`]);
+  });
+
+  it('sitemap=include reads the sitemaps of where the start page redirects', async () => {
+    const s: Site = {
+      'http://a.test/': { redirect: 'https://www.a.test/' },
+      'https://www.a.test/': {},
+      'https://www.a.test/x': {},
+    };
+    const w = web(s, {}, ['https://www.a.test/x', 'https://a.test/y']);
+    await crawl(settings('http://a.test/', { sitemap: 'include' }), w.deps, signal());
+    expect(w.sitemapCalls.map((c) => c.startUrl)).toEqual(['https://www.a.test/']);
+    expect(w.deps.pages).toEqual(['https://www.a.test/', 'https://www.a.test/x']);
+  });
+
+  it('sitemap=only crawls the sitemap URLs alone: no start page unless listed, no link followed', async () => {
+    const s: Site = {
+      [`${A}/docs`]: { links: [`${A}/docs/linked`] },
+      [`${A}/docs/linked`]: {},
+      [`${A}/docs/one`]: { links: [`${A}/docs/linked`] },
+      [`${A}/docs/two`]: {},
+    };
+    const w = web(s, {}, [`${A}/docs/one`, `${A}/docs/two`, `${A}/docs/gone`, `${A}/elsewhere`]);
+    const out = await crawl(settings(`${A}/docs`, { sitemap: 'only' }), w.deps, signal());
+    expect(w.fetched).toEqual([`${A}/docs/one`, `${A}/docs/two`, `${A}/docs/gone`]);
+    expect(out).toMatchObject({ pagesScraped: 2, pagesFailed: 1, stoppedBy: null });
+    expect(w.sitemapCalls.map((c) => c.startUrl)).toEqual([`${A}/docs`]);
+
+    // Listed, the start page is crawled like any other; robots.txt still rules.
+    const robots = { [A]: { isAllowed: (u: string) => !u.endsWith('/two') } };
+    const w2 = web(s, robots, [`${A}/docs`, `${A}/docs/two`]);
+    const out2 = await crawl(settings(`${A}/docs`, { sitemap: 'only' }), w2.deps, signal());
+    expect(w2.fetched).toEqual([`${A}/docs`]);
+    expect(out2).toMatchObject({ pagesScraped: 1, skippedByRobots: 1 });
+
+    // Nothing in scope: the crawl fails, saying so.
+    const w3 = web(s, {}, [`${A}/elsewhere`]);
+    const err = await crawl(settings(`${A}/docs`, { sitemap: 'only' }), w3.deps, signal()).catch((e) => e);
+    expect(err).toBeInstanceOf(StartPageError);
+    expect(err).toMatchObject({ code: 'not_found', message: expect.stringMatching(/no sitemap of a\.test/) });
+    expect(w3.fetched).toEqual([]);
+  });
+
+  it('ignoreQueryParameters fetches each path once, without its query (the start URL as given)', async () => {
+    const s: Site = {
+      [`${A}/list?page=1`]: { links: [`${A}/item?id=1`, `${A}/item?id=2`, `${A}/item`, `${A}/list?page=2`] },
+      [`${A}/item`]: {},
+      [`${A}/item?id=1`]: {},
+      [`${A}/item?id=2`]: {},
+      [`${A}/list?page=2`]: {},
+      [`${A}/list`]: {},
+    };
+    const w = web(s);
+    await crawl(
+      settings(`${A}/list?page=1`, { ignoreQueryParameters: true, entireDomain: true }),
+      w.deps,
+      signal(),
+    );
+    expect(w.fetched).toEqual([`${A}/list?page=1`, `${A}/item`]);
+    const w2 = web(s);
+    await crawl(settings(`${A}/list?page=1`, { entireDomain: true }), w2.deps, signal());
+    expect(w2.fetched).toHaveLength(5);
+  });
+
+  it('deduplicateSimilarURLs fetches www./bare, http/https, slash and index twins once, the first form seen', async () => {
+    const s: Site = {
+      [`${A}/`]: {
+        links: [
+          'https://www.a.test/docs/',
+          'http://a.test/docs',
+          `${A}/docs/index.html`,
+          'https://www.a.test/guide',
+          `${A}/guide/`,
+          'https://b.a.test/x', // a subdomain: still out of scope
+        ],
+      },
+      'https://www.a.test/docs/': {},
+      'https://www.a.test/guide': {},
+    };
+    const w = web(s);
+    await crawl(settings(`${A}/`, { deduplicateSimilarURLs: true }), w.deps, signal());
+    expect(w.fetched).toEqual([`${A}/`, 'https://www.a.test/docs/', 'https://www.a.test/guide']);
+    // Without it, each spelling is a page (www. being another host, out of scope).
+    const w2 = web(s);
+    await crawl(settings(`${A}/`), w2.deps, signal());
+    expect(w2.fetched.sort()).toEqual(
+      [`${A}/`, `${A}/docs/index.html`, `${A}/guide/`, 'http://a.test/docs'].sort(),
+    );
+  });
+
+  it('crawls a start page that redirects to its own twin, and drops a page redirecting to a known one', async () => {
+    const s: Site = {
+      'http://a.test/': { redirect: 'https://www.a.test/' },
+      'https://www.a.test/': { links: ['https://www.a.test/one', 'https://www.a.test/alias'] },
+      'https://www.a.test/one': {},
+      'https://www.a.test/alias': { redirect: 'https://a.test/one/' },
+      'https://a.test/one/': {},
+    };
+    const w = web(s);
+    const out = await crawl(settings('http://a.test/', { deduplicateSimilarURLs: true }), w.deps, signal());
+    expect(w.deps.pages.sort()).toEqual(['https://www.a.test/', 'https://www.a.test/one']);
+    expect(out.pagesScraped).toBe(2);
+  });
+
+  it('delayMs: one request at a time to a host, each starting at least the delay after the last ended', async () => {
+    const links = [`${A}/d/1`, `${A}/d/2`, `${A}/d/3`];
+    const s: Site = { [`${A}/d`]: { links } };
+    for (const l of links) s[l] = {};
+    const w = web(s);
+    await crawl(settings(`${A}/d`, { delayMs: 40, concurrency: 8, perHostConcurrency: 8 }), w.deps, signal());
+    expect(w.deps.pages).toHaveLength(4);
+    expect(w.maxPerHost).toBe(1);
+    for (let i = 1; i < w.times.length; i++) {
+      expect(w.times[i]!.start - w.times[i - 1]!.end).toBeGreaterThanOrEqual(40 - 2);
+    }
+  });
+
+  it('takes the larger of delayMs and Crawl-delay, and asks a host one at a time until its robots.txt is read', async () => {
+    const B = 'https://b.a.test';
+    const links = Array.from({ length: 4 }, (_, i) => `${B}/p${i}`);
+    const s: Site = { [`${A}/`]: { links } };
+    for (const l of links) s[l] = {};
+    const w = web(s, { [B]: { crawlDelayMs: 50 } });
+    await crawl(
+      settings(`${A}/`, { allowSubdomains: true, delayMs: 20, concurrency: 8, perHostConcurrency: 8 }),
+      w.deps,
+      signal(),
+    );
+    expect(w.maxPerHost).toBe(1);
+    const onB = w.times.filter((t) => t.url.startsWith(B));
+    expect(onB).toHaveLength(4);
+    for (let i = 1; i < onB.length; i++) {
+      expect(onB[i]!.start - onB[i - 1]!.end).toBeGreaterThanOrEqual(50 - 2);
+    }
+  });
+
+  it("starts a resting host's next request when its pause ends, while another host is still busy", async () => {
+    const B = 'https://b.a.test';
+    const C = 'https://c.a.test';
+    const s: Site = {
+      [`${A}/`]: { links: [`${C}/slow`, `${B}/1`, `${B}/2`] },
+      [`${C}/slow`]: { waitMs: 800 },
+      [`${B}/1`]: {},
+      [`${B}/2`]: {},
+    };
+    const w = web(s, { [B]: { crawlDelayMs: 30 } });
+    await crawl(settings(`${A}/`, { allowSubdomains: true, concurrency: 8 }), w.deps, signal());
+    const at = (u: string) => w.times.find((t) => t.url === u)!;
+    expect(at(`${B}/2`).start).toBeLessThan(at(`${C}/slow`).end);
+    expect(at(`${B}/2`).start - at(`${B}/1`).end).toBeGreaterThanOrEqual(30 - 2);
+  });
+
+  it("keeps a host's Crawl-delay from its first requests, found on it together", async () => {
+    const B = 'https://b.a.test';
+    const links = Array.from({ length: 4 }, (_, i) => `${B}/p${i}`);
+    const s: Site = { [`${A}/`]: { links } };
+    for (const l of links) s[l] = {};
+    // Four links to a host not asked before: its robots.txt is read before a second request goes.
+    const w = web(s, { [B]: { crawlDelayMs: 30 } });
+    await crawl(
+      settings(`${A}/`, { allowSubdomains: true, concurrency: 8, perHostConcurrency: 8 }),
+      w.deps,
+      signal(),
+    );
+    expect(w.maxPerHost).toBe(1);
+    // A host without a delay is asked perHostConcurrency at a time once its robots.txt is read.
+    const w2 = web(s);
+    await crawl(
+      settings(`${A}/`, { allowSubdomains: true, concurrency: 8, perHostConcurrency: 8 }),
+      w2.deps,
+      signal(),
+    );
+    expect(w2.maxPerHost).toBeGreaterThan(1);
   });
 });

@@ -2,6 +2,9 @@
 // web (a page with links, robots.txt Sitemap: lines, sitemap indexes, gzipped and broken sitemaps).
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SafeFetcher } from '../../../src/net/safe-fetch.js';
+import { Upstreams } from '../../../src/net/upstream.js';
+import { Mapper } from '../../../src/sources/web/mapper.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
 
@@ -13,6 +16,8 @@ let site: Loopback;
 let plain: Loopback;
 /** Every sitemap source fails: robots.txt 500, /sitemap.xml not XML, /sitemap_index.xml missing. */
 let broken: Loopback;
+/** Links and a sitemap full of twins (queries, http/https, slashes, index files) and words to search. */
+let shop: Loopback;
 const hits: string[] = [];
 
 const urlset = (...locs: string[]) =>
@@ -67,16 +72,39 @@ beforeAll(async () => {
       return res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Welcome!</h1>');
     res.writeHead(404).end();
   });
+  shop = await startServer((req, res) => {
+    const b = shop.url;
+    const https = `https://127.0.0.1:${shop.port}`;
+    if (req.url === '/')
+      return res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Shop</title>
+<a href="/item?id=1">Blue shoe</a> <a href="/item?id=2">Red shoe</a> <a href="/p/17">Our pricing</a>
+<a href="/about/">About us</a> <a href="${https}/about">About (https)</a> <a href="/about/index.html">About again</a>
+<a href="https://other.example/pricing">Their prices</a>`);
+    if (req.url === '/sitemap.xml')
+      return res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(
+          urlset(
+            `${b}/careers`,
+            `${b}/item?id=3`,
+            `${b}/docs/pricing-api`,
+            `${https}/p/17/`,
+            `${b}/pricing`,
+            `${b}/blog/shoes-for-running`,
+          ),
+        );
+    res.writeHead(404).end();
+  });
   t = await createTestApp({ UNFURL_ALLOW_PRIVATE_NETWORK: 'true' });
   key = (await t.register()).apiKey;
 });
 
 afterAll(async () => {
   await t?.close();
-  await Promise.all([site, plain, broken].map((s) => s?.close()));
+  await Promise.all([site, plain, broken, shop].map((s) => s?.close()));
 });
 
-const map = (query: Record<string, string | number>) =>
+const map = (query: Record<string, string | number | boolean>) =>
   t.call(key, {
     method: 'GET',
     url: `/v1/web/map?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`,
@@ -192,5 +220,139 @@ describe('GET /v1/web/map', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toMatch(/sitemap/);
     expect(await balance()).toBe(before);
+  });
+});
+
+describe('GET /v1/web/map options', () => {
+  it('by default lists URLs without their query and twins once, in the first form found', async () => {
+    const b = shop.url;
+    const res = await map({ url: `${b}/` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().urls).toEqual([
+      `${b}/item`,
+      `${b}/p/17`,
+      `${b}/about/`,
+      'https://other.example/pricing',
+      `${b}/careers`,
+      `${b}/docs/pricing-api`,
+      `${b}/pricing`,
+      `${b}/blog/shoes-for-running`,
+    ]);
+  });
+
+  it('ignoreQueryParameters=false and deduplicateSimilarURLs=false list each spelling', async () => {
+    const b = shop.url;
+    const https = `https://127.0.0.1:${shop.port}`;
+    const res = await map({ url: `${b}/`, ignoreQueryParameters: false, deduplicateSimilarURLs: false });
+    expect(res.json().urls).toEqual([
+      `${b}/item?id=1`,
+      `${b}/item?id=2`,
+      `${b}/p/17`,
+      `${b}/about/`,
+      `${https}/about`,
+      `${b}/about/index.html`,
+      'https://other.example/pricing',
+      `${b}/careers`,
+      `${b}/item?id=3`,
+      `${b}/docs/pricing-api`,
+      `${https}/p/17/`,
+      `${b}/pricing`,
+      `${b}/blog/shoes-for-running`,
+    ]);
+  });
+
+  it('includeSubdomains=false keeps only the start host; absent keeps every host', async () => {
+    const res = await map({ url: `${shop.url}/`, includeSubdomains: false });
+    expect(res.json().urls).not.toContain('https://other.example/pricing');
+    expect(res.json().urls).toHaveLength(7);
+    expect((await map({ url: `${shop.url}/` })).json().urls).toContain('https://other.example/pricing');
+  });
+
+  it('search ranks the matches first (URL words and link texts), the rest after, then cuts at limit', async () => {
+    const b = shop.url;
+    const res = await map({ url: `${b}/`, search: 'Pricing' });
+    expect(res.statusCode).toBe(200);
+    const urls: string[] = res.json().urls;
+    // Matches: by path (pricing, pricing-api, other.example's), by link text (/p/17 "Our pricing").
+    expect(urls[0]).toBe(`${b}/pricing`);
+    expect(urls.slice(0, 4).sort()).toEqual(
+      [`${b}/pricing`, `${b}/docs/pricing-api`, 'https://other.example/pricing', `${b}/p/17`].sort(),
+    );
+    // The rest, in their own order.
+    expect(urls.slice(4)).toEqual([
+      `${b}/item`,
+      `${b}/about/`,
+      `${b}/careers`,
+      `${b}/blog/shoes-for-running`,
+    ]);
+    // "shoes" matches a link's text ("Blue shoe") and a sitemap URL; the cut comes after the ranking.
+    const shoes = await map({ url: `${b}/`, search: 'shoes', limit: 2 });
+    expect(shoes.json().urls.sort()).toEqual([`${b}/item`, `${b}/blog/shoes-for-running`].sort());
+  });
+
+  it('refuses a bad search or option with 400 naming it, charging nothing', async () => {
+    const before = await balance();
+    for (const [query, param] of [
+      [{ url: shop.url, search: '' }, 'search'],
+      [{ url: shop.url, search: 'x'.repeat(201) }, 'search'],
+      [{ url: shop.url, ignoreQueryParameters: 'maybe' }, 'ignoreQueryParameters'],
+      [{ url: shop.url, deduplicateSimilarURLs: 'maybe' }, 'deduplicateSimilarURLs'],
+      [{ url: shop.url, includeSubdomains: 'maybe' }, 'includeSubdomains'],
+    ] as const) {
+      const res = await map(query);
+      expect(res.statusCode, JSON.stringify(query)).toBe(400);
+      expect(res.json().message, JSON.stringify(query)).toContain(param);
+    }
+    expect(await balance()).toBe(before);
+  });
+});
+
+describe('Mapper includeSubdomains (host names played by a DNS stand-in)', () => {
+  it('true keeps the host (www. or not) and its subdomains; false the host alone', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/')
+        return res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            [
+              '/a',
+              'http://www.site.test/b',
+              'http://docs.site.test/c',
+              'http://other.test/d',
+              'http://notsite.test/e',
+            ]
+              .map((h) => `<a href="${h.replace('.test/', `.test:${server.port}/`)}">x</a>`)
+              .join(''),
+          );
+      if (req.url === '/sitemap.xml')
+        return res
+          .writeHead(200, { 'content-type': 'application/xml' })
+          .end(urlset(`http://blog.site.test:${server.port}/f`, `http://other.test:${server.port}/g`));
+      res.writeHead(404).end();
+    });
+    const fetcher = new SafeFetcher({
+      allowPrivateNetwork: true,
+      timeoutMs: 5000,
+      lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    try {
+      const mapper = new Mapper(new Upstreams({}, fetcher, 10), 1);
+      const base = `http://site.test:${server.port}`;
+      const paths = (urls: string[]) => urls.map((u) => u.replace(`:${server.port}`, ''));
+      const sub = await mapper.map(`${base}/`, { limit: 100, sitemap: 'include', includeSubdomains: true });
+      expect(paths(sub.urls)).toEqual([
+        'http://site.test/a',
+        'http://www.site.test/b',
+        'http://docs.site.test/c',
+        'http://blog.site.test/f',
+      ]);
+      const host = await mapper.map(`${base}/`, { limit: 100, sitemap: 'include', includeSubdomains: false });
+      expect(paths(host.urls)).toEqual(['http://site.test/a', 'http://www.site.test/b']);
+      const all = await mapper.map(`${base}/`, { limit: 100, sitemap: 'include' });
+      expect(all.urls).toHaveLength(7);
+    } finally {
+      await fetcher.close();
+      await server.close();
+    }
   });
 });

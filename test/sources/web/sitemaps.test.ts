@@ -156,6 +156,22 @@ describe('sitemapUrls', () => {
     expect(await sitemapUrls(upstreams, none.base, [], { limit: 10 })).toEqual([]);
   });
 
+  it('counts toward limit only the URLs pick keeps, once per key, in the form it gives', async () => {
+    const { base, hits } = await site((b) => ({
+      '/sitemap.xml': index(`${b}/one.xml`, `${b}/two.xml`),
+      '/one.xml': urlset(`${b}/a?x=1`, `${b}/skip/1`, `${b}/a?x=2`, `${b}/b`),
+      '/two.xml': urlset(`${b}/skip/2`, `${b}/c?y`, `${b}/d`),
+    }));
+    const pick = (url: string) =>
+      url.includes('/skip/') ? null : { url: url.split('?')[0]!, key: url.split('?')[0]! };
+    expect(await sitemapUrls(upstreams, base, [], { limit: 3, pick })).toEqual([
+      `${base}/a`,
+      `${base}/b`,
+      `${base}/c`,
+    ]);
+    expect(hits).toContain('/two.xml');
+  });
+
   it('reads robots.txt sitemaps on other hosts, in the order given', async () => {
     const other = await site((b) => ({ '/maps/one.xml': urlset(`${b}/o1`) }));
     const own = await site((b) => ({ '/two.xml': urlset(`${b}/w1`) }));

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { classify } from '../../../src/jobs/failures.js';
+import { inOrder } from '../../../src/jobs/in-order.js';
 import type { JobItems } from '../../../src/jobs/items.js';
 import { type JobProcessing, startJobProcessing } from '../../../src/jobs/processing.js';
 import { JobRegistry } from '../../../src/jobs/registry.js';
@@ -12,7 +13,6 @@ import type { JobContext } from '../../../src/jobs/types.js';
 import {
   BATCH_VIDEO_CONCURRENCY,
   type BatchPlatform,
-  inOrder,
   registerVideoBatches,
 } from '../../../src/sources/youtube/batch-job.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
