@@ -27,7 +27,7 @@ RUN npm rebuild --no-audit --no-fund \
 FROM node:24-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      ffmpeg tesseract-ocr tesseract-ocr-eng chromium fonts-dejavu-core ca-certificates tini \
+      ffmpeg tesseract-ocr tesseract-ocr-eng poppler-utils chromium fonts-dejavu-core ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./

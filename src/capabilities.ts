@@ -40,6 +40,7 @@ export function registerCapabilities(services: CapabilityServices): void {
     items: services.jobs.items,
     concurrency: services.config.crawl.concurrency,
     perHostConcurrency: services.config.crawl.perHostConcurrency,
+    renderConcurrency: services.config.browser.accountMax,
   });
   registerBatchScrape({
     registry: services.jobs.registry,
@@ -47,6 +48,7 @@ export function registerCapabilities(services: CapabilityServices): void {
     items: services.jobs.items,
     concurrency: services.config.crawl.concurrency,
     perHostConcurrency: services.config.crawl.perHostConcurrency,
+    renderConcurrency: services.config.browser.accountMax,
   });
   registerVideoBatches({
     registry: services.jobs.registry,

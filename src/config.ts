@@ -148,7 +148,7 @@ export interface Config {
     readonly queueTimeoutMs: number;
   };
   readonly crawl: { readonly concurrency: number; readonly perHostConcurrency: number };
-  /** The media tools run (UNFURL_FFMPEG_PATH, UNFURL_FFPROBE_PATH, UNFURL_TESSERACT_PATH). */
+  /** The media tools run (UNFURL_FFMPEG_PATH, UNFURL_FFPROBE_PATH, UNFURL_TESSERACT_PATH, UNFURL_PDFTOPPM_PATH). */
   readonly tools: ToolPaths;
   /** Media files downloaded for speech recognition, OCR, describe and extract. */
   readonly media: {
@@ -407,6 +407,8 @@ export interface ToolPaths {
   readonly ffmpeg: string;
   readonly ffprobe: string;
   readonly tesseract: string;
+  /** poppler's page renderer, for PDF pages without a text layer. */
+  readonly pdftoppm: string;
 }
 
 /**
@@ -418,6 +420,7 @@ export function toolPaths(env: Env = process.env): ToolPaths {
     ffmpeg: str(env, 'UNFURL_FFMPEG_PATH') ?? 'ffmpeg',
     ffprobe: str(env, 'UNFURL_FFPROBE_PATH') ?? 'ffprobe',
     tesseract: str(env, 'UNFURL_TESSERACT_PATH') ?? 'tesseract',
+    pdftoppm: str(env, 'UNFURL_PDFTOPPM_PATH') ?? 'pdftoppm',
   };
 }
 

@@ -41,7 +41,7 @@ import { BrowserPool } from './sources/web/browser-pool.js';
 import { WebDocuments } from './sources/web/documents.js';
 import { Mapper } from './sources/web/mapper.js';
 import { pageModel } from './sources/web/page-model.js';
-import { pdfToText } from './sources/web/pdf.js';
+import { pdfToMarkdown } from './sources/web/pdf.js';
 import { Scraper } from './sources/web/scraper.js';
 import { WebSearch } from './sources/web/search.js';
 import { poTokenSource } from './sources/youtube/po-token.js';
@@ -320,10 +320,7 @@ export async function createServices(config: Config): Promise<Services> {
             file.jobId ? { ...file, expiresAt: Date.now() + config.jobResultTtlMs + 60 * 60_000 } : file,
           ),
         model: config.ai.llm.baseUrl ? pageModel(ai.llm, config.ai.requestTimeoutMs) : null,
-        pdf: async (body, o) => {
-          const { text, title } = await pdfToText(body, { maxPages: o.maxPages }); // TEMP until pdfToMarkdown
-          return { markdown: text, title, pages: 0, pagesRead: 0, ocrPages: 0 };
-        },
+        pdf: pdfToMarkdown,
       }),
     },
     webSearch: new WebSearch(searchFetcher, {

@@ -110,7 +110,14 @@ describe('Dockerfile', () => {
 
   it('builds on node:24-bookworm-slim with the system tools, runs the bin as a non-root user, serve by default', () => {
     expect(dockerfile).toMatch(/^FROM node:24-bookworm-slim\b/m);
-    for (const pkgName of ['ffmpeg', 'tesseract-ocr', 'tesseract-ocr-eng', 'chromium', 'fonts-dejavu-core'])
+    for (const pkgName of [
+      'ffmpeg',
+      'tesseract-ocr',
+      'tesseract-ocr-eng',
+      'poppler-utils',
+      'chromium',
+      'fonts-dejavu-core',
+    ])
       expect(dockerfile).toMatch(new RegExp(`\\s${pkgName}\\s`));
     expect(dockerfile).toMatch(/^USER node$/m);
     const entrypoint = JSON.parse(/^ENTRYPOINT (.+)$/m.exec(dockerfile)![1]!) as string[];

@@ -22,7 +22,13 @@ import {
 } from '../../jobs/views.js';
 import { Nullable } from '../../schemas.js';
 import type { ScrapeDocument, WebDocuments } from './documents.js';
-import { maxScrapeExtras, ScrapeOptionsSchema, type ScrapeRequest, scrapeRequest } from './scrape-options.js';
+import {
+  maxScrapeExtras,
+  needsBrowser,
+  ScrapeOptionsSchema,
+  type ScrapeRequest,
+  scrapeRequest,
+} from './scrape-options.js';
 import { normalizeUrl } from './url.js';
 
 /** The kind's name: its queue, and the `kind` its route submits. */
@@ -62,6 +68,8 @@ export interface BatchScrapeDeps {
   items: JobItems;
   concurrency: number;
   perHostConcurrency: number;
+  /** Pages one account renders at once (UNFURL_RENDER_ACCOUNT_MAX): a batch needing the browser goes no faster. */
+  renderConcurrency: number;
 }
 
 /** Finished results kept ahead of the first unfinished one (bounds memory, keeps order). */
@@ -217,7 +225,7 @@ export function registerBatchScrape(deps: BatchScrapeDeps): void {
       try {
         await inOrder(
           input.urls.length,
-          deps.concurrency,
+          needsBrowser(request) ? Math.min(deps.concurrency, deps.renderConcurrency) : deps.concurrency,
           WINDOW,
           async (i) => {
             const url = input.urls[i]!;

@@ -277,8 +277,12 @@ export class BrowserPool {
     }
     if (!response) throw new AppError('upstream_error', `Rendering ${url} gave no document`);
     // Scripts that fetch their content: wait for the network to go quiet, but render what is there
-    // when it does not (pages that poll never do).
-    await page.waitForLoadState('networkidle', { timeout: this.settleMs }).catch(() => {});
+    // when it does not (pages that poll never do). A page without scripts is done once it has
+    // loaded: networkidle's half second of quiet is most of a static page's render.
+    const scripted = await page.evaluate<boolean>('document.scripts.length > 0').catch(() => true);
+    await page
+      .waitForLoadState(scripted ? 'networkidle' : 'load', { timeout: this.settleMs })
+      .catch(() => {});
     const extras = await this.act(page, plan, activity, signal);
     // (A script that navigated at the last moment: content() takes the document it navigated to.)
     const html = await content(page, this.settleMs);

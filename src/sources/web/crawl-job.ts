@@ -17,7 +17,7 @@ import { crawlPoll } from './crawl-poll.js';
 import { type CrawlOutcome, crawl, type LinkedPage, StartPageError } from './crawler.js';
 import type { WebDocuments } from './documents.js';
 import { fetchRobots } from './robots.js';
-import { maxScrapeExtras, ScrapeOptionsSchema, scrapeRequest } from './scrape-options.js';
+import { maxScrapeExtras, needsBrowser, ScrapeOptionsSchema, scrapeRequest } from './scrape-options.js';
 import type { Scraper } from './scraper.js';
 import { sitemapUrls } from './sitemaps.js';
 
@@ -235,6 +235,8 @@ export interface CrawlJobDeps {
   items: JobItems;
   concurrency: number;
   perHostConcurrency: number;
+  /** Pages one account renders at once: a crawl whose scrapeOptions need the browser goes no faster. */
+  renderConcurrency: number;
 }
 
 export type CrawlResult = Omit<CrawlOutcome, 'stoppedBy'> & {
@@ -302,6 +304,7 @@ export function registerCrawl(deps: CrawlJobDeps): void {
       // counts every page, not steps of a batch.
       const pages = new ItemAppender(deps.items, ctx.jobId);
       let extras = 0;
+      const rendering = input.scrapeOptions ? needsBrowser(scrapeRequest(input.scrapeOptions)) : false;
       // Cancelled by its owner: the crawl stops and ends with the pages it has (kept and billed);
       // any other abort (time limit, shutdown) fails the attempt as before. Listening before the
       // engine does, the stop comes first.
@@ -325,7 +328,11 @@ export function registerCrawl(deps: CrawlJobDeps): void {
             ignoreQueryParameters: input.ignoreQueryParameters ?? false,
             deduplicateSimilarURLs: input.deduplicateSimilarURLs ?? false,
             delayMs: Math.round((input.delay ?? 0) * 1000),
-            concurrency: Math.min(input.maxConcurrency ?? deps.concurrency, deps.concurrency),
+            concurrency: Math.min(
+              input.maxConcurrency ?? deps.concurrency,
+              deps.concurrency,
+              rendering ? deps.renderConcurrency : deps.concurrency,
+            ),
             perHostConcurrency: deps.perHostConcurrency,
             deadlineMs: CRAWL_DEADLINE_MS,
             stop: stop.signal,

@@ -16,6 +16,8 @@ export interface LayoutItem {
   /** Font size (the run's height). */
   size: number;
   bold: boolean;
+  /** Set in a monospaced font (code). */
+  mono?: boolean;
 }
 
 export interface LayoutPage {
@@ -45,6 +47,8 @@ interface Line {
   x0: number;
   x1: number;
   bold: boolean;
+  /** Every character monospaced: a line of code. */
+  mono: boolean;
 }
 
 /** A space between two runs this wide (in font sizes) or wider separates words. */
@@ -63,6 +67,7 @@ const LETTERED = /^(\(?(?:[a-z]|[ivx]{1,4})\)|[a-z]\.)(?:\s+(\S.*))?$/u;
 const PAGE_NUMBER =
   /^(?:[-–—]\s*)?(?:(?:page|p\.|seite|página|pagina)\s*)?(\d{1,5}|[ivxlcdm]{1,7})(?:\s*(?:of|\/|von|de|sur)\s*\d{1,5})?(?:\s*[-–—])?$/iu;
 const LETTERS = /[\p{L}\p{N}]/u;
+const LEADERS = /(?:\.\s?){4,}\s*[\divxlc]+$/u;
 
 /** The Markdown of a document's pages (only those given: the pages read). */
 export function layoutToMarkdown(pages: readonly LayoutPage[]): string {
@@ -117,6 +122,7 @@ function lineOf(items: LayoutItem[], y: number): Line {
   const cells: Cell[] = [];
   const sizes = new Map<number, number>();
   let boldChars = 0;
+  let monoChars = 0;
   let chars = 0;
   let cell: Cell | null = null;
   let end = 0;
@@ -125,6 +131,7 @@ function lineOf(items: LayoutItem[], y: number): Line {
     sizes.set(roundSize(item.size), (sizes.get(roundSize(item.size)) ?? 0) + n);
     chars += n;
     if (item.bold) boldChars += n;
+    if (item.mono) monoChars += n;
     const gap = item.x - end;
     const last = cell?.segments.at(-1)?.text ?? '';
     // A lone list marker keeps its item's text in its cell however far the text is set from it.
@@ -157,6 +164,7 @@ function lineOf(items: LayoutItem[], y: number): Line {
     x0: cells[0]?.x0 ?? 0,
     x1: cells.reduce((x1, c) => Math.max(x1, c.x1), 0),
     bold: chars > 0 && boldChars === chars,
+    mono: chars > 0 && monoChars === chars,
   };
 }
 
@@ -214,7 +222,9 @@ function dropFurniture(pages: { page: LayoutPage; lines: Line[] }[], body: numbe
       .map((l) => furnitureKey(lineText(l)));
     for (const key of new Set(keys)) seen.set(key, (seen.get(key) ?? 0) + 1);
   }
-  const repeatedFrom = Math.max(2, Math.ceil(pages.length / 2));
+  // Twice is enough: running heads change with the chapter, and only a page's first and last two lines,
+  // near its edge, are looked at.
+  const repeatedFrom = 2;
   return pages.map(({ lines }, i) =>
     lines.filter((line) => {
       if (!banded[i]!.has(line)) return true;
@@ -270,7 +280,7 @@ function lineSpacing(pages: Line[][], body: number): number {
 
 function isHeadingLine(line: Line, body: number): boolean {
   const text = lineText(line);
-  return line.size >= body * HEADING_RATIO && LETTERS.test(text) && text.length <= 200;
+  return !line.mono && line.size >= body * HEADING_RATIO && LETTERS.test(text) && text.length <= 200;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -280,7 +290,8 @@ type Block =
   | { kind: 'heading'; level: number; size: number; text: string; last: Line }
   | { kind: 'paragraph'; text: string; bold: boolean; last: Line; first: Line; x0: number; x1: number }
   | { kind: 'item'; marker: string; level: number; text: string; x: number; last: Line }
-  | { kind: 'table'; rows: string[][] };
+  | { kind: 'table'; rows: string[][] }
+  | { kind: 'code'; lines: Line[]; last: Line };
 
 interface Measures {
   body: number;
@@ -309,6 +320,14 @@ function blocksOf(lines: Line[], m: Measures): Block[] {
     const gap = prev && prev.kind !== 'table' ? line.y - prev.last.y : Number.POSITIVE_INFINITY;
     const usual = m.spacing * (line.size / m.body);
     const close = gap > 0 && gap <= usual * 1.35;
+    if (line.mono) {
+      if (prev?.kind === 'code' && gap > 0 && gap <= usual * 4) {
+        prev.lines.push(line);
+        prev.last = line;
+      } else blocks.push({ kind: 'code', lines: [line], last: line });
+      indents = [];
+      continue;
+    }
     if (isHeadingLine(line, m.body)) {
       if (
         prev?.kind === 'heading' &&
@@ -340,7 +359,11 @@ function blocksOf(lines: Line[], m: Measures): Block[] {
       });
       continue;
     }
-    const sameSize = prev && prev.kind !== 'table' && Math.abs(prev.last.size - line.size) < 0.1 * line.size;
+    const sameSize =
+      prev &&
+      prev.kind !== 'table' &&
+      prev.kind !== 'code' &&
+      Math.abs(prev.last.size - line.size) < 0.1 * line.size;
     if (prev?.kind === 'item' && close && sameSize && line.x0 > prev.x + 0.3 * line.size) {
       prev.text = joinLines(prev.text, renderLine(line));
       prev.last = line;
@@ -353,7 +376,8 @@ function blocksOf(lines: Line[], m: Measures): Block[] {
       // A line that stops far short of the column's width ends where its author broke it.
       const x0 = Math.min(prev.x0, line.x0);
       const x1 = Math.max(prev.x1, line.x1);
-      const broken = prev.last.x1 - x0 < 0.6 * (x1 - x0);
+      // So does a line of a table of contents ("Introduction . . . . 1").
+      const broken = prev.last.x1 - x0 < 0.6 * (x1 - x0) || LEADERS.test(prev.text.slice(-40));
       if (!indented && !broken) {
         prev.text = joinLines(prev.text, renderLine(line, prev.bold));
         prev.last = line;
@@ -441,7 +465,7 @@ function findTables(lines: Line[]): Map<number, Table> {
   let i = 0;
   while (i < lines.length) {
     const start = lines[i]!;
-    if (start.cells.length < 2 || listItem(start)) {
+    if (start.cells.length < 2 || start.mono || listItem(start)) {
       i++;
       continue;
     }
@@ -453,6 +477,7 @@ function findTables(lines: Line[]): Map<number, Table> {
       const last = rows.at(-1)!;
       if (
         line.cells.length < 2 ||
+        line.mono ||
         line.y - last.y <= 0 ||
         line.y - last.y > 3 * Math.max(line.size, last.size)
       )
@@ -509,6 +534,12 @@ function fitRow(columns: Span[], cells: Cell[]): Span[] | null {
 function joinAcrossPages(before: Block[], page: Block[]): Block[] {
   const last = before.at(-1);
   const first = page[0];
+  if (last?.kind === 'code' && first?.kind === 'code') {
+    // Code cut by the page break: one block, its lines in order (their y starts again on the new page).
+    last.lines.push(...first.lines.map((l) => ({ ...l, y: Number.NaN })));
+    for (const block of page.slice(1)) before.push(block);
+    return before;
+  }
   if (
     last?.kind === 'paragraph' &&
     first?.kind === 'paragraph' &&
@@ -548,6 +579,8 @@ function blockText(block: Block): string {
     }
     case 'item':
       return `${'    '.repeat(block.level)}${block.marker} ${block.text.trim()}`;
+    case 'code':
+      return codeText(block.lines);
     case 'table': {
       const row = (cells: string[]) =>
         `| ${cells.map((c) => c.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').trim()).join(' | ')} |`;
@@ -562,4 +595,28 @@ function escapeLead(text: string): string {
   const numbered = /^(\d{1,9})([.)]\s)/.exec(text);
   if (numbered) return `${numbered[1]}\\${text.slice(numbered[1]!.length)}`;
   return /^(#{1,6}\s|>|[-+*]\s)/.test(text) ? `\\${text}` : text;
+}
+
+/** Lines of code as a fenced block, their indentation and inner spacing kept (a character per space). */
+function codeText(lines: Line[]): string {
+  const left = lines.reduce((x, l) => Math.min(x, l.x0), Number.POSITIVE_INFINITY);
+  const out: string[] = [];
+  let previous: Line | null = null;
+  for (const line of lines) {
+    const char = 0.6 * line.size;
+    // A wider gap than a line's: an empty line in the code.
+    if (previous && line.y - previous.y > 1.8 * line.size) out.push('');
+    let text = ' '.repeat(Math.min(80, Math.max(0, Math.round((line.x0 - left) / char))));
+    let end = line.x0;
+    for (const cell of line.cells) {
+      if (cell !== line.cells[0])
+        text += ' '.repeat(Math.min(80, Math.max(1, Math.round((cell.x0 - end) / char))));
+      text += cellText(cell);
+      end = cell.x1;
+    }
+    out.push(text.trimEnd());
+    previous = line;
+  }
+  const fence = out.some((l) => l.includes('```')) ? '~~~~' : '```';
+  return `${fence}\n${out.join('\n')}\n${fence}`;
 }

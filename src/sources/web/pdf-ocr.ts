@@ -4,12 +4,13 @@
 // same layout rules (headings, paragraphs, lists, tables) apply to scanned pages as to text ones.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { toolPaths } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { runTool } from '../../media/ffmpeg.js';
 import { recogniseBatch, tesseractPath } from '../../media/ocr/tesseract.js';
 import type { LayoutItem } from './pdf-layout.js';
 
-export const pdftoppmPath = () => process.env.UNFURL_PDFTOPPM_PATH || 'pdftoppm';
+export const pdftoppmPath = () => toolPaths().pdftoppm;
 
 /** Pixels per inch a page is rendered at (text of body size comes out about 25 pixels high). */
 export const OCR_DPI = 150;

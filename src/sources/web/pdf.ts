@@ -159,6 +159,7 @@ const TOOL_TIMEOUT_MS = 60_000;
 const MIN_TEXT_CHARS = 16;
 /** Runs of text read from a document at most (the layout's work grows with them). */
 const MAX_RUNS = 250_000;
+const MONO_FONT = /mono|courier|cmtt|consol|menlo|inconsolata|typewriter|lucidaconsole|fixedsys/i;
 const BOLD_FONT = /bold|black|heavy|semibold|demibold|extrabold|ultrabold/i;
 
 /** The time limit ran out (the deadline's abort reason). */
@@ -246,7 +247,7 @@ async function readPages(
   deadline: number,
 ): Promise<(PageRead | null)[]> {
   const read: (PageRead | null)[] = [];
-  const fonts = new Map<string, boolean>();
+  const fonts = new Map<string, { bold: boolean; mono: boolean }>();
   // pdf.js parses in this thread without yielding to timers: the clock is read between its chunks.
   const over = () => signal.aborted || Date.now() >= deadline;
   let budget = MAX_RUNS;
@@ -274,15 +275,25 @@ async function readPages(
       const items: LayoutItem[] = [];
       for (const item of runs) {
         if (!('str' in item)) continue;
-        let bold = fonts.get(item.fontName);
-        if (bold === undefined) {
-          bold = BOLD_FONT.test(fontNameOf(page, item.fontName));
-          fonts.set(item.fontName, bold);
+        let font = fonts.get(item.fontName);
+        if (font === undefined) {
+          const name = fontNameOf(page, item.fontName);
+          font = { bold: BOLD_FONT.test(name), mono: MONO_FONT.test(name) };
+          fonts.set(item.fontName, font);
         }
         const [a, b, c, d, x, y] = pdfjs.Util.transform(viewport.transform, item.transform) as number[];
         // Horizontal text only: a line set sideways in a margin is not part of the text's flow.
         if (!(a! > 0) || Math.abs(b!) > 0.1 * a!) continue;
-        items.push({ text: item.str, x: x!, y: y!, width: item.width, size: Math.hypot(c!, d!), bold });
+        const size = Math.hypot(c!, d!);
+        items.push({
+          text: item.str,
+          x: x!,
+          y: y!,
+          width: item.width,
+          size,
+          bold: font.bold,
+          mono: font.mono,
+        });
       }
       layout.items = items;
       page.cleanup();

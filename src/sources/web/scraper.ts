@@ -10,7 +10,7 @@ import { detectChallenge } from './challenge.js';
 import { ChallengeError, type FetchedDocument, fetchDocument } from './fetch-page.js';
 import { countCharacters } from './markdown.js';
 import { type PageContent, parsePage } from './page.js';
-import { pdfToText } from './pdf.js';
+import { PDF_MAX_PAGES, pdfToMarkdown } from './pdf.js';
 
 export type RenderMode = 'auto' | 'always' | 'never';
 
@@ -123,7 +123,7 @@ export class Scraper {
     );
     switch (source.kind) {
       case 'pdf':
-        return this.pdf(source.url, source.body);
+        return this.pdf(source.url, source.body, options.signal);
       case 'text':
         return toScraped(source.url, {
           content: source.text.trim(),
@@ -186,10 +186,11 @@ export class Scraper {
     }
   }
 
-  private async pdf(url: string, body: Buffer): Promise<ScrapedPage> {
-    const { text, title } = await pdfToText(body);
+  /** GET /v1/web/scrape's PDF: its text layer as Markdown (OCR and page billing are POST's). */
+  private async pdf(url: string, body: Buffer, signal?: AbortSignal): Promise<ScrapedPage> {
+    const { markdown, title } = await pdfToMarkdown(body, { mode: 'text', maxPages: PDF_MAX_PAGES, signal });
     return toScraped(url, {
-      content: text,
+      content: markdown,
       name: title,
       description: null,
       ogUrl: null,

@@ -5,69 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
-import { deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
-import { renderDpi } from '../../../src/sources/web/pdf-ocr.js';
 import { pdfToMarkdown } from '../../../src/sources/web/pdf.js';
-
-/** A PDF built object by object (offsets counted as it goes: files of thousands of objects stay fast). */
-function buildPdf(objects: string[], trailerExtra = ''): Uint8Array {
-  const parts = ['%PDF-1.7\n'];
-  let length = parts[0]!.length;
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(length);
-    const part = `${i + 1} 0 obj\n${body}\nendobj\n`;
-    parts.push(part);
-    length += Buffer.byteLength(part, 'latin1');
-  });
-  parts.push(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`);
-  for (const o of offsets) parts.push(`${String(o).padStart(10, '0')} 00000 n \n`);
-  parts.push(
-    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${trailerExtra} >>\nstartxref\n${length}\n%%EOF\n`,
-  );
-  return new Uint8Array(Buffer.from(parts.join(''), 'latin1'));
-}
-
-interface PageSpec {
-  /** Content stream operators. */
-  ops: string;
-  /** A grayscale image drawn over the whole page. */
-  image?: { width: number; height: number; gray: Buffer };
-  mediaBox?: [number, number];
-}
-
-/** A PDF of these pages: Helvetica as /F1, Helvetica-Bold as /F2. */
-function pdfOf(pages: PageSpec[], title = 'Test', trailerExtra = ''): Uint8Array {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '', // the page tree, once the pages' numbers are known
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>',
-    `<< /Title (${title}) /Producer (unfurl test) >>`,
-  ];
-  const kids: number[] = [];
-  for (const page of pages) {
-    const [w, h] = page.mediaBox ?? [612, 792];
-    const pageNo = objects.length + 1;
-    kids.push(pageNo);
-    const xobject = page.image ? `/XObject << /Im1 ${pageNo + 2} 0 R >>` : '';
-    const ops = page.image ? `q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q\n${page.ops}` : page.ops;
-    objects.push(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}] /Contents ${pageNo + 1} 0 R /Resources << /Font << /F1 3 0 R /F2 4 0 R >> ${xobject} >> >>`,
-      `<< /Length ${Buffer.byteLength(ops, 'latin1')} >>\nstream\n${ops}\nendstream`,
-    );
-    if (page.image) {
-      const data = deflateSync(page.image.gray).toString('latin1');
-      objects.push(
-        `<< /Type /XObject /Subtype /Image /Width ${page.image.width} /Height ${page.image.height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${Buffer.byteLength(data, 'latin1')} >>\nstream\n${data}\nendstream`,
-      );
-    }
-  }
-  objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
-  return buildPdf(objects, `/Info 5 0 R ${trailerExtra}`);
-}
+import { renderDpi } from '../../../src/sources/web/pdf-ocr.js';
+import { lockedTrailer, pdfOf } from '../../support/pdf.js';
 
 const esc = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
 /** One run of text: x, y (from the bottom, in points), size, bold. */
@@ -85,9 +27,24 @@ function report(): Uint8Array {
   const page1 = [
     furniture(1),
     t(72, 700, 24, 'Quarterly Report', true),
-    t(72, 670, body, 'This quarter the company grew in every region it serves, and the new process brought improve-'),
-    t(72, 656, body, 'ments to every team that adopted it early in the year, well ahead of the plan we made.'),
-    t(72, 634, body, 'A second paragraph starts after a wider gap than the one between the lines of the first.'),
+    t(
+      72,
+      670,
+      body,
+      'This quarter the company grew in every region it serves, and the new process brought improve-',
+    ),
+    t(
+      72,
+      656,
+      body,
+      'ments to every team that adopted it early in the year, well ahead of the plan we made.',
+    ),
+    t(
+      72,
+      634,
+      body,
+      'A second paragraph starts after a wider gap than the one between the lines of the first.',
+    ),
     t(72, 600, 16, 'Highlights', true),
     t(72, 578, body, `${BULLET} Revenue up 12 percent`),
     t(72, 564, body, `${BULLET} Costs down 3 percent`),
@@ -116,9 +73,17 @@ function report(): Uint8Array {
   const page3 = [
     furniture(3),
     t(72, 700, 16, 'Outlook', true),
-    t(72, 676, body, 'Next year we expect steady growth in the north and a recovery in the south of the country.'),
+    t(
+      72,
+      676,
+      body,
+      'Next year we expect steady growth in the north and a recovery in the south of the country.',
+    ),
   ];
-  return pdfOf([{ ops: page1.join('\n') }, { ops: page2.join('\n') }, { ops: page3.join('\n') }], 'Q3 Report');
+  return pdfOf(
+    [{ ops: page1.join('\n') }, { ops: page2.join('\n') }, { ops: page3.join('\n') }],
+    'Q3 Report',
+  );
 }
 
 /** Text drawn by ffmpeg on a white page-sized image (150 dpi), as a scanner would give it. */
@@ -127,17 +92,25 @@ function scannedImage(lines: string[]): { width: number; height: number; gray: B
   const height = 1650;
   const font = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
   const draw = lines
-    .map((line, i) => `drawtext=fontfile=${font}:text='${line}':x=150:y=${200 + i * 90}:fontsize=44:fontcolor=black`)
+    .map(
+      (line, i) =>
+        `drawtext=fontfile=${font}:text='${line}':x=150:y=${200 + i * 90}:fontsize=44:fontcolor=black`,
+    )
     .join(',');
   const gray = execFileSync(
     'ffmpeg',
-    ['-v', 'error', '-f', 'lavfi', '-i', `color=white:s=${width}x${height}`, '-vf', draw, '-frames:v', '1'].concat([
-      '-pix_fmt',
-      'gray',
+    [
+      '-v',
+      'error',
       '-f',
-      'rawvideo',
-      '-',
-    ]),
+      'lavfi',
+      '-i',
+      `color=white:s=${width}x${height}`,
+      '-vf',
+      draw,
+      '-frames:v',
+      '1',
+    ].concat(['-pix_fmt', 'gray', '-f', 'rawvideo', '-']),
     { maxBuffer: 16 * 1024 * 1024 },
   );
   return { width, height, gray };
@@ -153,10 +126,10 @@ const has = (tool: string) => {
 };
 const ocrTools = ['pdftoppm', 'tesseract', 'ffmpeg'].filter((tool) => !has(tool));
 /** OCR tests need the tools; under CI=true a missing one fails them, elsewhere they are skipped. */
-const describeOcr =
+const describeOcr = (name: string, body: () => void) =>
   ocrTools.length === 0 || process.env.CI === 'true'
-    ? describe
-    : (describe.skip as typeof describe);
+    ? describe(name, body)
+    : describe.skip(`${name} (skipped: no ${ocrTools.join(', ')}; CI=true makes this a failure)`, body);
 
 const scratchLeft = () => readdirSync(os.tmpdir()).filter((f) => f.startsWith('unfurl-pdf-'));
 
@@ -226,7 +199,12 @@ describe('pdfToMarkdown: pages, limits and refusals', () => {
         ops: [
           t(72, 700, 18, `Chapter ${i + 1}`, true),
           ...Array.from({ length: lines }, (_, l) =>
-            t(72, 670 - l * 14, 11, `Line ${l + 1} of chapter ${i + 1}, with enough words to be a line of body text.`),
+            t(
+              72,
+              670 - l * 14,
+              11,
+              `Line ${l + 1} of chapter ${i + 1}, with enough words to be a line of body text.`,
+            ),
           ),
           t(300, 30, 9, String(i + 1)),
         ].join('\n'),
@@ -304,8 +282,7 @@ describe('pdfToMarkdown: pages, limits and refusals', () => {
 
   it('refuses a PDF locked with a password, saying so', async () => {
     // AES-256 (revision 5) Standard security handler whose password hashes we do not know.
-    const hex = (n: number) => Buffer.alloc(n, 0xab).toString('hex');
-    const encrypt = `/Encrypt << /Filter /Standard /V 5 /R 5 /Length 256 /P -4 /O <${hex(48)}> /U <${hex(48)}> /OE <${hex(32)}> /UE <${hex(32)}> /Perms <${hex(16)}> /StmF /StdCF /StrF /StdCF /CF << /StdCF << /CFM /AESV3 /AuthEvent /DocOpen /Length 32 >> >> >> /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]`;
+    const encrypt = lockedTrailer();
     const pdf = pdfOf([{ ops: t(72, 700, 11, 'Secret.') }], 'Locked', encrypt);
     const err = await pdfToMarkdown(pdf, { mode: 'auto', maxPages: 10 }).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
@@ -317,9 +294,11 @@ describe('pdfToMarkdown: pages, limits and refusals', () => {
     const controller = new AbortController();
     const reason = new Error('client went away');
     controller.abort(reason);
-    const err = await pdfToMarkdown(report(), { mode: 'auto', maxPages: 10, signal: controller.signal }).catch(
-      (e) => e,
-    );
+    const err = await pdfToMarkdown(report(), {
+      mode: 'auto',
+      maxPages: 10,
+      signal: controller.signal,
+    }).catch((e) => e);
     expect(err).toBe(reason);
   });
 });
@@ -327,7 +306,9 @@ describe('pdfToMarkdown: pages, limits and refusals', () => {
 describeOcr('pdfToMarkdown with OCR (pdftoppm + tesseract)', () => {
   if (ocrTools.length > 0) {
     it('has its tools', () => {
-      throw new Error(`CI=true and these are not installed: ${ocrTools.join(', ')} (apt-get install poppler-utils)`);
+      throw new Error(
+        `CI=true and these are not installed: ${ocrTools.join(', ')} (apt-get install poppler-utils)`,
+      );
     });
     return;
   }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { pdfToText } from '../../../src/sources/web/pdf.js';
 import { CHROMIUM_PATH, describeWithChromium } from '../../support/chromium.js';
-import { textPdf } from '../../support/pdf.js';
+import { lockedTrailer, textPdf } from '../../support/pdf.js';
 
 describe('pdfToText on hand-built PDFs', () => {
   it('reads a minimal PDF: its lines, its title, one page', async () => {
@@ -45,8 +45,7 @@ describe('pdfToText on hand-built PDFs', () => {
   it('refuses a PDF locked with a user password', async () => {
     // AES-256 (revision 5) Standard security handler whose password hashes we do not know: pdf.js tries
     // the empty password, fails, and asks for one.
-    const hex = (n: number) => Buffer.alloc(n, 0xab).toString('hex');
-    const encrypt = `/Encrypt << /Filter /Standard /V 5 /R 5 /Length 256 /P -4 /O <${hex(48)}> /U <${hex(48)}> /OE <${hex(32)}> /UE <${hex(32)}> /Perms <${hex(16)}> /StmF /StdCF /StrF /StdCF /CF << /StdCF << /CFM /AESV3 /AuthEvent /DocOpen /Length 32 >> >> >> /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]`;
+    const encrypt = lockedTrailer();
     const err = await pdfToText(textPdf(['Secret.'], 'Locked', encrypt)).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err.code).toBe('invalid_request');

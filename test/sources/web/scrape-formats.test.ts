@@ -6,12 +6,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { type Loopback, startServer } from '../../support/loopback.js';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
+import { lockedTrailer, pdfOf, textPdf } from '../../support/pdf.js';
 
 let site: Loopback;
 let ai: OpenAiServer;
 let t: TestApp;
 let bare: TestApp;
 const hits = new Map<string, number>();
+
+/** A PDF of `pages` pages, each a heading and a line of text. */
+const bookPdf = (pages: number) =>
+  Buffer.from(
+    pdfOf(
+      Array.from({ length: pages }, (_, i) => ({
+        ops: [
+          `BT /F2 18 Tf 72 700 Td (Chapter ${i + 1}) Tj ET`,
+          `BT /F1 11 Tf 72 670 Td (The text of chapter ${i + 1}, long enough to be body text of the page.) Tj ET`,
+        ].join('\n'),
+      })),
+      'The Book',
+    ),
+  );
+const LOCKED = Buffer.from(textPdf(['Secret.'], 'Locked', lockedTrailer()));
 
 const ARTICLE = `<!doctype html><html lang="en-GB"><head><title>Growing tomatoes | Garden notes</title>
 <meta name="description" content="How to grow tomatoes on a balcony.">
@@ -37,6 +53,9 @@ beforeAll(async () => {
     if (path === '/article' || path === '/cached') {
       return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE);
     }
+    if (path === '/book.pdf')
+      return res.writeHead(200, { 'content-type': 'application/pdf' }).end(bookPdf(14));
+    if (path === '/locked.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(LOCKED);
     if (path === '/notes.txt')
       return res.writeHead(200, { 'content-type': 'text/plain' }).end('plain notes\n');
     res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>no</h1>');
@@ -202,6 +221,35 @@ describe('POST /v1/web/scrape', () => {
     expect(res.json().error).toBe('provider_unavailable');
     expect(res.json().message).toContain('UNFURL_AI_BASE_URL');
     expect(await credits(bare, apiKey)).toBe(100);
+  });
+
+  it('reads a PDF as Markdown: the first 10 pages free, each page past them 1 credit, as maxPages allows', async () => {
+    const { apiKey } = await t.register();
+    const few = await scrape(t, apiKey, { url: `${site.url}/book.pdf` });
+    expect(few.statusCode, few.body).toBe(200);
+    expect(few.headers['x-credits-charged']).toBe('1');
+    expect(few.json().markdown).toMatch(/^# Chapter 1\n\nThe text of chapter 1,/);
+    expect(few.json().markdown).toContain('Chapter 10');
+    expect(few.json().markdown).not.toContain('Chapter 11');
+    expect(few.json().metadata).toMatchObject({
+      title: 'The Book',
+      pdfPages: { total: 14, read: 10, ocr: 0 },
+    });
+
+    const all = await scrape(t, apiKey, { url: `${site.url}/book.pdf`, maxPages: 50, pdfMode: 'text' });
+    expect(all.json().metadata.pdfPages).toEqual({ total: 14, read: 14, ocr: 0 });
+    expect(all.json().markdown).toContain('Chapter 14');
+    // 1 + the 4 pages past the first 10 (50 may be read, 1 + 40 was held).
+    expect(all.headers['x-credits-charged']).toBe('5');
+    expect(await credits(t, apiKey)).toBe(100 - 1 - 5);
+  });
+
+  it('refuses an encrypted PDF with 400 naming url, charging nothing', async () => {
+    const { apiKey } = await t.register();
+    const res = await scrape(t, apiKey, { url: `${site.url}/locked.pdf` });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().message).toMatch(/^Invalid parameter 'url': the PDF is encrypted/);
+    expect(await credits(t, apiKey)).toBe(100);
   });
 
   it('answers a text document as its text', async () => {

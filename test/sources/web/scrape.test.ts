@@ -242,9 +242,10 @@ describe('GET /v1/web/scrape', () => {
     expect((await scrape(q('/readme.md'))).json().content).toBe('# Title\n\nSome *Markdown* text.');
   });
 
-  it('answers the text of a PDF, with its title as name', async () => {
+  it('answers the text of a PDF as Markdown, with its title as name', async () => {
     const body = (await scrape(q('/report.pdf'))).json();
-    expect(body).toMatchObject({ content: 'Quarterly report.\nRevenue grew.', name: 'Q3 Report', urls: [] });
+    // Two lines of the same size, close together: one paragraph.
+    expect(body).toMatchObject({ content: 'Quarterly report. Revenue grew.', name: 'Q3 Report', urls: [] });
   });
 
   it('refuses binaries with 400 naming url, and charges nothing', async () => {
