@@ -1,11 +1,11 @@
 // Page furniture that Readability keeps inside the main content, taken out of its answer. Each rule
 // follows from how article pages are built, not from one site: captions and photo credits sit in
-// <figcaption> or a box named `caption`/`credit`; the byline and date sit in a short box named so, or
-// around a <time>; the article's own <header> (headline, standfirst, byline) leads the content; share,
-// related-story, sign-up and comment boxes carry those names; lists of other pages are nearly all
-// links; text hidden by a class is not on screen. Human annotators of article text leave all of them
-// out (docs/decisions.md has the measurements). The content is small next to the page, so one walk
-// over it costs little.
+// <figcaption>, in a box named `caption`/`credit`/`copyright`, or in a short line saying "Photo: …";
+// the byline and date sit in a short box named so, or around a <time>; the article's own <header>
+// (headline, standfirst, byline) leads the content; navigation is <nav>; share, related-story,
+// sign-up and comment boxes carry those names; text hidden by a class is not on screen. Human
+// annotators of article text leave all of them out (docs/decisions.md has the measurements). Pictures
+// stay. The content is small next to the page: one walk over it.
 import type { parseHTML } from 'linkedom';
 
 type Doc = ReturnType<typeof parseHTML>['document'];
@@ -15,6 +15,8 @@ type El = ReturnType<Doc['createElement']>;
 const CAPTION = /caption|credit|copyright/i;
 /** A token saying whether a figure has a caption: the figure's state, on the figure itself. */
 const CAPTION_STATE = /^(?:no|has|with|without)[-_]/i;
+/** A token saying what an element has or lacks, anywhere in it (`fig--has-shares`, `post-no-comments`). */
+const HAS_STATE = /(?:^|[-_])(?:no|has|with|without)[-_]/i;
 /** Elements that show a picture: a caption box holding one is the figure, not its caption. */
 const MEDIA = 'img, picture, video';
 /** A class or id naming who wrote the piece and when. */
@@ -27,8 +29,8 @@ const ASIDE =
   /share|sharing|social|related|recommend|more-?stories|read-?more|trending|popular|promo|newsletter|subscribe|comment|outbrain|taboola/i;
 /** Such a box is short or mostly links; a long one of prose is more likely the article in a widget's class. */
 const ASIDE_MAX_CHARS = 500;
-/** A list whose text is this much link text is a list of other pages. */
-const LINK_LIST_DENSITY = 0.8;
+/** Elements a credit line is written in. */
+const CREDIT_BLOCK = new Set(['p', 'div', 'span', 'small', 'em', 'i']);
 /** Class names that hide an element from the screen (Bootstrap, Tailwind, WordPress and the like). */
 const HIDDEN_CLASS =
   /(?:^|\s)(?:hidden|d-none|hide|is-hidden|off-?screen|sr-only|visually-hidden|screen-reader-text)(?:\s|$)/i;
@@ -62,20 +64,42 @@ const isNavigation = (el: El) => el.localName === 'nav' || el.getAttribute('role
 
 const isBylineBox = (el: El) => BYLINE.test(label(el)) && textOf(el).length < BYLINE_MAX_CHARS;
 
+/**
+ * A class or id token naming a box beside the story, not one saying what a figure or post has
+ * (`fig--has-shares`, `no-comments`): those describe the element itself, which may be the content.
+ */
+const namesAside = (el: El) =>
+  label(el)
+    .split(/\s+/)
+    .some((token) => ASIDE.test(token) && !HAS_STATE.test(token));
+
 function isAsideBox(el: El): boolean {
-  if (!ASIDE.test(label(el))) return false;
+  if (!namesAside(el)) return false;
   const text = textOf(el);
   return text.length < ASIDE_MAX_CHARS || linkDensity(el, text) > 0.5;
 }
 
-const OFF = process.env.PRUNE_OFF ?? '';
+/** A photo credit by its wording: "Photo: …", "(Image: © …)", or a line ending in a picture agency. */
+const CREDIT_LINE =
+  /^\(?(?:photo|image|picture|foto)s?\s*(?:credit)?\s*:|^credits?\s*:|\b(?:getty images|shutterstock|reuters|associated press|ap photo|afp|epa)\)?$/i;
+/** A credit line is short: a longer block that ends so is a paragraph quoting an agency. */
+const CREDIT_LINE_MAX_CHARS = 150;
+
+/** A short block that is only a photo credit (one holding the picture itself stays). */
+function isCreditLine(el: El): boolean {
+  if (!CREDIT_BLOCK.has(el.localName)) return false;
+  const text = textOf(el);
+  return (
+    text.length > 0 &&
+    text.length < CREDIT_LINE_MAX_CHARS &&
+    CREDIT_LINE.test(text) &&
+    !el.querySelector(MEDIA)
+  );
+}
+
 function isFurniture(el: El): boolean {
   return (
-    (!OFF.includes('hid') && isHidden(el)) ||
-    (!OFF.includes('cap') && isCaption(el)) ||
-    (!OFF.includes('nav') && isNavigation(el)) ||
-    (!OFF.includes('byl') && isBylineBox(el)) ||
-    (!OFF.includes('asi') && isAsideBox(el))
+    isHidden(el) || isCaption(el) || isNavigation(el) || isBylineBox(el) || isAsideBox(el) || isCreditLine(el)
   );
 }
 
@@ -96,6 +120,12 @@ function isLeadingHeader(header: El, rootText: string): boolean {
   const text = textOf(header);
   return text.length > 0 && rootText.startsWith(text);
 }
+
+/**
+ * Code and headings are the content's own, whatever their classes say: a highlighter's `token comment`
+ * span, a heading's anchor named after its words (`Eich_CEO_promotion_controversy`).
+ */
+const VERBATIM = /^(?:pre|code|h[1-6])$/;
 
 /** Readability's own cleaning, left to us so the rules above could read the classes: all but `page` go. */
 function dropClasses(el: El): void {
@@ -118,34 +148,39 @@ export function pruneFurniture(root: El): void {
     rootText = text;
     return text;
   };
+  let verbatim: El | null = null;
   for (const el of root.querySelectorAll('*') as Iterable<El>) {
     // Document order: a doomed element's descendants come right after it.
     if (doomed.at(-1)?.contains(el)) continue;
-    if (el.localName === 'time' && !OFF.includes('tim')) {
-      doomed.push(dateLine(el, root));
-      if (process.env.PRUNE_LOG)
-        console.error(
-          'TIME',
-          doomed.at(-1)!.localName,
-          label(doomed.at(-1)!).slice(0, 50),
-          '|',
-          textOf(doomed.at(-1)!).slice(0, 200),
-        );
+    if (verbatim?.contains(el)) {
+      dropClasses(el);
+      continue;
+    }
+    if (VERBATIM.test(el.localName)) {
+      verbatim = el;
+    } else if (el.localName === 'time') {
+      const line = dateLine(el, root);
+      // A <time> alone inside a longer block is a date in a sentence ("On <time>Monday</time>, …").
+      if (line !== el || el.parentElement === root) doomed.push(line);
     } else if (isFurniture(el)) {
       doomed.push(el);
-      if (process.env.PRUNE_LOG)
-        console.error(
-          'PRUNE',
-          el.localName,
-          label(el).slice(0, 50),
-          '|',
-          textOf(el).length,
-          textOf(el).slice(0, 100),
-        );
-    } else if (!OFF.includes('hdr') && el.localName === 'header' && isLeadingHeader(el, contentText())) {
+    } else if (el.localName === 'header' && isLeadingHeader(el, contentText())) {
       doomed.push(el);
     }
     dropClasses(el);
   }
-  for (const el of doomed) el.remove();
+  for (const el of doomed) {
+    // The article's header goes, its lead picture stays where it was.
+    if (el.localName === 'header') keepPictures(el);
+    el.remove();
+  }
+}
+
+/** Moves the outermost pictures (figures, images, videos) of `el` out, just before it. */
+function keepPictures(el: El): void {
+  const pictures: El[] = [];
+  for (const media of el.querySelectorAll('figure, picture, img, video') as Iterable<El>) {
+    if (!pictures.some((outer) => outer.contains(media))) pictures.push(media);
+  }
+  for (const picture of pictures) el.before(picture);
 }

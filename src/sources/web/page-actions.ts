@@ -57,6 +57,8 @@ export const SCREENSHOT_LIMITS = {
 export const MOBILE_SCREEN = { width: 390, height: 844, deviceScaleFactor: 2 } as const;
 
 /** A `write` longer than twice this is inserted at once, but for its last this many keys. */
+/** What one typed key may take, beyond an action's time (a loaded machine types at ~5 ms a key). */
+const MS_PER_KEY = 20;
 const TYPED_KEYS = 100;
 
 /** The most one action may add to the render's deadline beyond its waiting (selector waits, clicks…). */
@@ -305,8 +307,10 @@ async function runAction(
           await page.keyboard.insertText(text.slice(0, text.length - typed.length));
         await page.keyboard.type(typed);
       })();
-      await withTimeout(typing, timeout, () =>
-        invalid(at, `typing ${text.length} characters took over ${timeout} ms`),
+      // Typing takes a few ms a key: the action's own time is on top of that.
+      const typingTimeout = timeout + typed.length * MS_PER_KEY;
+      await withTimeout(typing, typingTimeout, () =>
+        invalid(at, `typing ${text.length} characters took over ${typingTimeout} ms`),
       );
       return;
     }

@@ -29,12 +29,12 @@ const corpus = path.resolve(
 
 /**
  * What each half must reach: our F1, and our lead over Readability.js in the same run. Set a little
- * under what the build scores (tuning 0.978 vs 0.951, held-out 0.974 vs 0.956), so a rule that costs
- * either half fails here.
+ * under what the build scores (tuning 0.9786 vs 0.9513, held-out 0.9745 vs 0.9560), so a rule that
+ * costs either half fails here; the held-out lead is the goal set for it (issue 39: +0.015).
  */
 const FLOOR: Record<BenchmarkHalf, { f1: number; lead: number }> = {
   tuning: { f1: 0.97, lead: 0.02 },
-  'held-out': { f1: 0.965, lead: 0.012 },
+  'held-out': { f1: 0.965, lead: 0.015 },
 };
 
 const fmt = (s: BenchmarkScore) =>
@@ -68,13 +68,12 @@ function report(rows: Row[]): void {
     [
       `article-extraction-benchmark, ${rows.length} pages, 4-token shingles:`,
       ...halves,
-      `pages where Readability.js beats us (F1 gap): ${losers.length}`,
+      `tuning pages where Readability.js beats us (F1 gap): ${losers.length}`,
       ...losers.map(
-        (r) =>
-          `  ${r.id} (${r.half}) ${r.gap.toFixed(3)}  ours ${pr(r.ours)}  Readability.js ${pr(r.theirs)}`,
+        (r) => `  ${r.id} ${r.gap.toFixed(3)}  ours ${pr(r.ours)}  Readability.js ${pr(r.theirs)}`,
       ),
-      'our worst pages:',
-      ...worst.map((r) => `  ${r.id} (${r.half}) F1 ${pageF1(r.ours).toFixed(3)}  ${pr(r.ours)}`),
+      'our worst tuning pages:',
+      ...worst.map((r) => `  ${r.id} F1 ${pageF1(r.ours).toFixed(3)}  ${pr(r.ours)}`),
     ].join('\n'),
   );
 }
