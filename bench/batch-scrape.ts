@@ -18,6 +18,8 @@ import { intEnv, startChild } from './lib/http.js';
 const URLS = intEnv('BENCH_BATCH_URLS', 1000);
 const SHOTS = process.env.BENCH_BATCH_SHOTS === '0' ? 0 : intEnv('BENCH_BATCH_SHOTS', 100);
 const CONCURRENCY = intEnv('BENCH_CONCURRENCY', 16);
+/** Pages rendered at once (the browser pool, and one account's share of it). */
+const RENDERS = intEnv('BENCH_RENDERS', 8);
 const quiet = { info() {}, warn() {}, error() {} };
 
 interface Run {
@@ -47,8 +49,8 @@ async function job(site: string, n: number, formats: string[]): Promise<Run> {
       UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
       UNFURL_CRAWL_CONCURRENCY: String(CONCURRENCY),
       UNFURL_CRAWL_HOST_CONCURRENCY: String(CONCURRENCY),
-      UNFURL_BROWSER_POOL_SIZE: '4',
-      UNFURL_RENDER_ACCOUNT_MAX: '4',
+      UNFURL_BROWSER_POOL_SIZE: String(RENDERS),
+      UNFURL_RENDER_ACCOUNT_MAX: String(RENDERS),
       UNFURL_JOB_POLL_MS: '20',
     }),
   );

@@ -87,7 +87,9 @@ const CREDIT_LINE_MAX_CHARS = 150;
 
 /** A short block that is only a photo credit (one holding the picture itself stays). */
 function isCreditLine(el: El): boolean {
-  if (!CREDIT_BLOCK.has(el.localName)) return false;
+  // A line of a few inline pieces at most: a block of several children is no credit line, and its
+  // text (read for every paragraph and box otherwise) need not be read.
+  if (!CREDIT_BLOCK.has(el.localName) || el.children.length > 3) return false;
   const text = textOf(el);
   return (
     text.length > 0 &&
