@@ -1,25 +1,6 @@
 // Working through a job's list a few at a time while its results come out in order (batches of
 // videos, batches of pages): a bounded window ahead of the first unfinished entry keeps memory flat.
 
-/** Resolves when `promise` does, or rejects with the signal's reason as soon as it aborts. */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
 /** At most `limit` calls of `run` at once; the others wait their turn in order. */
 export function limiter(limit: number) {
   let running = 0;

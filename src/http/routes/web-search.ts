@@ -183,6 +183,7 @@ export const webSearchRoutes: RoutePlugin<WebSearchDeps> = async (app, { webSear
       // Each result's page scraped too: held at the search plus `limit` scrapes at their most,
       // settled on the search plus the pages scraped (a page that failed costs nothing).
       const scrapeAsk = scrapeRequest(body.scrapeOptions, 'scrapeOptions.');
+      web.documents.requireModelFor(scrapeAsk);
       const { accountId } = principal(request);
       const most = prices.searchPerPage + ask.limit * (prices.syncRequest + maxScrapeExtras(scrapeAsk));
       const answer = await paid(

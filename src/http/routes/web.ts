@@ -3,7 +3,6 @@
 import { Type } from '@sinclair/typebox';
 import { prices } from '../../billing/prices.js';
 import { mcpTool } from '../../mcp/tools.js';
-import { requireProvider } from '../../media/ai/providers.js';
 import {
   BATCH_SCRAPE_KIND,
   BatchScrapeBody,
@@ -15,7 +14,6 @@ import { crawlPoll } from '../../sources/web/crawl-poll.js';
 import { MAX_SEARCH_LENGTH } from '../../sources/web/map-search.js';
 import {
   maxScrapeExtras,
-  needsModel,
   type ScrapeOptionsInput,
   ScrapeOptionsSchema,
   scrapeRequest,
@@ -71,8 +69,7 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
   const { web, fetcher, charges } = deps;
   /** A job whose pages need the language model is refused at once (503) on a server without one. */
   const requireModelFor = (options: ScrapeOptionsInput | undefined) => {
-    if (options && needsModel(scrapeRequest(options)))
-      requireProvider(deps.config.ai.llm, 'a language model');
+    if (options) web.documents.requireModelFor(scrapeRequest(options));
   };
   app.addSchema(ScrapedPage);
   const sendPage = answerBodies();

@@ -5,9 +5,10 @@
 // that succeeded cost (its formats' extras included); a page that failed costs nothing. A cancel
 // stops it with the pages it has, kept and billed.
 import { type Static, Type } from '@sinclair/typebox';
+import { abortable } from '../../abortable.js';
 import { creditsText, type PriceRow, prices } from '../../billing/prices.js';
 import { AppError, invalid } from '../../errors.js';
-import { abortable, inOrder, limiter } from '../../jobs/in-order.js';
+import { inOrder, limiter } from '../../jobs/in-order.js';
 import { ItemAppender, type JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
 import type { JobPoll } from '../../jobs/types.js';
@@ -231,7 +232,7 @@ export function registerBatchScrape(deps: BatchScrapeDeps): void {
             const url = input.urls[i]!;
             const skip = input.skipped[i];
             if (skip !== undefined)
-              return { item: failure(url, new AppError('invalid_request', skip)), cost: -1 };
+              return { item: failure(url, new AppError('invalid_request', skip)), cost: 0 };
             ctx.signal.throwIfAborted();
             try {
               return await abortable(
@@ -244,8 +245,8 @@ export function registerBatchScrape(deps: BatchScrapeDeps): void {
               return { item: failure(url, err), cost: 0 };
             }
           },
-          async ({ item, cost }) => {
-            if (cost < 0) stats.skipped++;
+          async ({ item, cost }, i) => {
+            if (input.skipped[i] !== undefined) stats.skipped++;
             else if ('error' in item) stats.failed++;
             else {
               stats.succeeded++;

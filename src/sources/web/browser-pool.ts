@@ -11,7 +11,9 @@
 //
 // A render may also wait, act on the page (page-actions.ts: click, type, scroll, run a script…) and
 // take screenshots; its time limit then grows by the waiting it asks for (bounded, extraRenderMs()).
+
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
+import { abortable } from '../../abortable.js';
 import { AppError, invalid } from '../../errors.js';
 import { type SafeFetcher, UnresolvedHostError, unresolvedHost } from '../../net/safe-fetch.js';
 import { ACTION_LIMITS, checkActions, type PageAction } from './actions.js';
@@ -221,7 +223,7 @@ export class BrowserPool {
     const opening = browser.newContext(contextOptions(browser, plan.headers, plan.mobile));
     const closeContext = () => opening.then((context) => context.close()).catch(() => {});
     try {
-      return await untilAborted(
+      return await abortable(
         opening.then((context) => this.renderIn(context, url, plan, fetchSignal)),
         signal,
       );
@@ -451,16 +453,6 @@ function contextOptions(browser: Browser, headers: Record<string, string>, mobil
         }
       : {}),
   };
-}
-
-/** `work`, or the signal's reason as soon as it aborts (work is then abandoned, not awaited). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** WebSockets are not fetched through SafeFetcher, so none may open: each is closed unconnected. */

@@ -13,6 +13,7 @@ import { type PageContent, parsePage } from './page.js';
 import { declaredLanguage, type PageImage, type PageLink, pageParts } from './page-parts.js';
 import {
   needsBrowser,
+  needsModel,
   SCRAPE_PRICES,
   type ScrapeRequest,
   scrapeCacheParts,
@@ -172,7 +173,7 @@ export class WebDocuments {
   }
 
   private async make(url: string, request: ScrapeRequest, context: DocumentContext): Promise<PricedDocument> {
-    if (request.json || request.summary) this.model(); // 503 before any fetch when there is none
+    this.requireModelFor(request); // 503 before any fetch when there is none
     const source = await this.deps.scraper.source(
       url,
       {
@@ -313,6 +314,14 @@ export class WebDocuments {
     }
     if (warnings.length) document.warning = `Not made: ${warnings.join('; ')}`;
     return made * SCRAPE_PRICES.modelFormat;
+  }
+
+  /**
+   * 503 when `request` needs the language model (json, summary) and this server has none: what a
+   * scrape does before fetching, and a job or search with such scrapeOptions before it is accepted.
+   */
+  requireModelFor(request: ScrapeRequest): void {
+    if (needsModel(request)) this.model();
   }
 
   private model(): PageModel {

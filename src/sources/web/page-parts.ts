@@ -2,6 +2,7 @@
 // main content): each link with its text and whether it stays on the site, each image with its alt
 // text; and the page's declared language. Pure: HTML and its URL in, lists out.
 import { parseHTML } from 'linkedom';
+import { baseOf } from './page-scan.js';
 import { resolveLink } from './url.js';
 
 export interface PageLink {
@@ -31,15 +32,6 @@ type El = ReturnType<ReturnType<typeof parseHTML>['document']['createElement']>;
 const collapse = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
 const bareHost = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
-function baseOf(document: ReturnType<typeof parseHTML>['document'], pageUrl: string): URL {
-  const href = document.querySelector('base[href]')?.getAttribute('href');
-  try {
-    return new URL(href ?? pageUrl, pageUrl);
-  } catch {
-    return new URL(pageUrl);
-  }
-}
-
 function linkText(a: El): string {
   const text =
     collapse(a.textContent) ||
@@ -64,7 +56,7 @@ function largestOfSrcset(srcset: string | null): string | null {
 
 export function pageParts(html: string, pageUrl: string): PageParts {
   const { document } = parseHTML(html);
-  const base = baseOf(document, pageUrl);
+  const base = baseOf(document.querySelector('base[href]')?.getAttribute('href') ?? null, pageUrl);
   const pageHost = bareHost(new URL(pageUrl).host);
 
   const links: PageLink[] = [];

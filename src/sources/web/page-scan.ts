@@ -66,7 +66,8 @@ function siteFurniture(h1: El): boolean {
 
 const collapsed = (text: string | null) => text?.replace(/\s+/g, ' ').trim() || null;
 
-function baseOf(href: string | null, pageUrl: string): URL {
+/** The base for a page's relative links: its <base href> (itself relative to the page), else the page. */
+export function baseOf(href: string | null, pageUrl: string): URL {
   try {
     return new URL(href ?? pageUrl, pageUrl);
   } catch {

@@ -3,11 +3,13 @@
 // without a text layer (scans) are rendered and read by OCR (pdf-ocr.ts). pdf.js itself renders
 // nothing, loads no fonts into anything, fetches nothing and starts no worker thread (in Node it runs
 // its "worker" in this thread, loading it from the path set below).
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { abortable } from '../../abortable.js';
 import { AppError, invalid } from '../../errors.js';
 import { MediaToolError } from '../../media/ffmpeg.js';
 import { type LayoutItem, type LayoutPage, layoutToMarkdown } from './pdf-layout.js';
@@ -190,7 +192,7 @@ export async function pdfToMarkdown(
   try {
     let doc: PdfDoc;
     try {
-      doc = await within(task.promise, signal);
+      doc = await abortable(task.promise, signal);
     } catch (err) {
       options.signal?.throwIfAborted();
       if (err instanceof TimeUp) throw invalid('url', `the PDF could not be opened within ${timeoutMs} ms`);
@@ -218,7 +220,7 @@ export async function pdfToMarkdown(
     const kept = read.slice(0, pagesRead) as PageRead[];
     return {
       markdown: layoutToMarkdown(kept.map((p) => p.layout)),
-      title: await within(titleOf(doc), signal).catch(() => null),
+      title: await abortable(titleOf(doc), signal).catch(() => null),
       pages,
       pagesRead,
       ocrPages: kept.filter((p) => p.ocr).length,
@@ -253,7 +255,7 @@ async function readPages(
   let budget = MAX_RUNS;
   for (let number = 1; number <= count && !over(); number++) {
     try {
-      const page = await within(doc.getPage(number), signal);
+      const page = await abortable(doc.getPage(number), signal);
       const viewport = page.getViewport({ scale: 1 });
       const layout: LayoutPage = { width: viewport.width, height: viewport.height, items: [] };
       if (mode === 'ocr') {
@@ -271,7 +273,7 @@ async function readPages(
       }
       // Font names (for bold) are known once the page's fonts are loaded: only for fonts not seen yet.
       const unknown = runs.some((item) => 'fontName' in item && !fonts.has(item.fontName));
-      if (unknown && !over()) await within(page.getOperatorList(), signal);
+      if (unknown && !over()) await abortable(page.getOperatorList(), signal);
       const items: LayoutItem[] = [];
       for (const item of runs) {
         if (!('str' in item)) continue;
@@ -334,7 +336,7 @@ async function textRuns(
         await reader.cancel(new TimeUp('time or text limit')).catch(() => {});
         return null;
       }
-      const { value, done } = await within(reader.read(), signal);
+      const { value, done } = await abortable(reader.read(), signal);
       if (done) return runs;
       for (const item of value.items) if ('str' in item && item.str.trim()) runs.push(item);
     }
@@ -399,25 +401,6 @@ async function ocrPages(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** A promise, or the signal's reason when it fires first. */
-function within<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 const alnum = (text: string) => text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;

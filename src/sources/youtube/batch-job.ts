@@ -3,9 +3,11 @@
 // them a few at a time so the platform is not hammered, and stores one result per video, in input
 // order, as job items (a poll pages through them). It holds 1 + videos (or 1 + limit) and costs
 // 1 + the videos that succeeded: a video that failed costs nothing.
+
+import { abortable } from '../../abortable.js';
 import { creditsText, type PriceRow } from '../../billing/prices.js';
 import { AppError, retryable } from '../../errors.js';
-import { abortable, inOrder } from '../../jobs/in-order.js';
+import { inOrder } from '../../jobs/in-order.js';
 import type { JobItems } from '../../jobs/items.js';
 import type { JobRegistry } from '../../jobs/registry.js';
 import type { JobContext, JobKind } from '../../jobs/types.js';

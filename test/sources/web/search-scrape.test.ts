@@ -74,6 +74,20 @@ describe('POST /v1/web/search with scrapeOptions', () => {
     expect(account.credits).toBe(97);
   });
 
+  it('refuses scrapeOptions that need the language model on a server without one (503), nothing charged', async () => {
+    const { apiKey } = await t.register();
+    const res = await t.call(apiKey, {
+      method: 'POST',
+      url: '/v1/web/search',
+      payload: { query: 'x', scrapeOptions: { formats: ['summary'] } },
+    });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json().error).toBe('provider_unavailable');
+    expect(res.json().message).toContain('UNFURL_AI_BASE_URL');
+    const account = (await t.call(apiKey, { method: 'GET', url: '/v1/account' })).json();
+    expect(account.credits).toBe(100);
+  });
+
   it('checks the scrape options before searching, naming them', async () => {
     const { apiKey } = await t.register();
     const res = await t.call(apiKey, {
