@@ -17,6 +17,7 @@ import {
   type ScrapeOptionsInput,
   ScrapeOptionsSchema,
   scrapeRequest,
+  storedScrapeRequest,
 } from '../../sources/web/scrape-options.js';
 import { answerBodies } from '../answer-body.js';
 import type { HttpContext } from '../context.js';
@@ -69,7 +70,7 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
   const { web, fetcher, charges } = deps;
   /** A job whose pages need the language model is refused at once (503) on a server without one. */
   const requireModelFor = (options: ScrapeOptionsInput | undefined) => {
-    if (options) web.documents.requireModelFor(scrapeRequest(options));
+    if (options) web.documents.requireModelFor(storedScrapeRequest(options));
   };
   app.addSchema(ScrapedPage);
   const sendPage = answerBodies();

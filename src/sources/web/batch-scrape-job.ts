@@ -29,6 +29,7 @@ import {
   ScrapeOptionsSchema,
   type ScrapeRequest,
   scrapeRequest,
+  storedScrapeRequest,
 } from './scrape-options.js';
 import { normalizeUrl } from './url.js';
 
@@ -124,7 +125,7 @@ const pagesToFetch = (input: BatchScrapeInput) => input.urls.length - Object.key
 
 /** The most a batch can cost: its base and each page at its most. */
 export function batchScrapeEstimate(input: BatchScrapeInput): number {
-  const request = scrapeRequest(input.scrapeOptions ?? {}, 'scrapeOptions.');
+  const request = storedScrapeRequest(input.scrapeOptions ?? {});
   return (
     BATCH_SCRAPE_PRICES.base + pagesToFetch(input) * (BATCH_SCRAPE_PRICES.perPage + maxScrapeExtras(request))
   );
@@ -204,7 +205,7 @@ export function registerBatchScrape(deps: BatchScrapeDeps): void {
     async run(ctx, input) {
       // A rerun (the worker before this one died) starts over.
       await deps.items.clear(ctx.jobId);
-      const request: ScrapeRequest = scrapeRequest(input.scrapeOptions ?? {}, 'scrapeOptions.');
+      const request: ScrapeRequest = storedScrapeRequest(input.scrapeOptions ?? {});
       const results = new ItemAppender(deps.items, ctx.jobId);
       const stats = { total: input.urls.length, succeeded: 0, failed: 0, skipped: 0 };
       let pagesCost = 0;

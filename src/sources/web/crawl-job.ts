@@ -17,7 +17,13 @@ import { crawlPoll } from './crawl-poll.js';
 import { type CrawlOutcome, crawl, type LinkedPage, StartPageError } from './crawler.js';
 import type { WebDocuments } from './documents.js';
 import { fetchRobots } from './robots.js';
-import { maxScrapeExtras, needsBrowser, ScrapeOptionsSchema, scrapeRequest } from './scrape-options.js';
+import {
+  maxScrapeExtras,
+  needsBrowser,
+  ScrapeOptionsSchema,
+  scrapeRequest,
+  storedScrapeRequest,
+} from './scrape-options.js';
 import type { Scraper } from './scraper.js';
 import { sitemapUrls } from './sitemaps.js';
 
@@ -147,7 +153,7 @@ export const CRAWL_PRICE: PriceRow = {
 /** The most one page of the crawl can cost: its own price and, with scrapeOptions, its formats' extras. */
 export const crawlPagePrice = (input: Pick<CrawlInput, 'scrapeOptions'>) =>
   CRAWL_PRICES.perPage +
-  (input.scrapeOptions ? maxScrapeExtras(scrapeRequest(input.scrapeOptions, 'scrapeOptions.')) : 0);
+  (input.scrapeOptions ? maxScrapeExtras(storedScrapeRequest(input.scrapeOptions)) : 0);
 
 /** The most a crawl of `limit` pages can cost. */
 export const crawlEstimate = (limit: number, pagePrice: number = CRAWL_PRICES.perPage) =>
@@ -265,7 +271,7 @@ function pageScraper(
       return { url: page.url, urls: page.urls, stored: page, extras: 0 };
     };
   }
-  const asked = scrapeRequest(input.scrapeOptions, 'scrapeOptions.');
+  const asked = storedScrapeRequest(input.scrapeOptions);
   const request = { ...asked, links: true };
   return async (url, signal) => {
     const { document, extras } = await deps.documents.scrape(url, request, { ...ctx, signal });
@@ -304,7 +310,7 @@ export function registerCrawl(deps: CrawlJobDeps): void {
       // counts every page, not steps of a batch.
       const pages = new ItemAppender(deps.items, ctx.jobId);
       let extras = 0;
-      const rendering = input.scrapeOptions ? needsBrowser(scrapeRequest(input.scrapeOptions)) : false;
+      const rendering = input.scrapeOptions ? needsBrowser(storedScrapeRequest(input.scrapeOptions)) : false;
       // Cancelled by its owner: the crawl stops and ends with the pages it has (kept and billed);
       // any other abort (time limit, shutdown) fails the attempt as before. Listening before the
       // engine does, the stop comes first.

@@ -180,6 +180,20 @@ function checkSelector(selector: string, param: string): void {
  * beyond what the schema says; `prefix` is where they sit in the body ('' or 'scrapeOptions.').
  */
 export function scrapeRequest(input: Partial<ScrapeOptionsInput>, prefix = ''): ScrapeRequest {
+  const request = resolveRequest(input, prefix);
+  checkRequest(request, prefix);
+  return request;
+}
+
+/**
+ * The request of options that were checked when their job was accepted (a batch's or a crawl's
+ * input, read again to price or run it): resolved, without parsing their selectors and actions again.
+ */
+export const storedScrapeRequest = (input: Partial<ScrapeOptionsInput>): ScrapeRequest =>
+  resolveRequest(input, 'scrapeOptions.');
+
+/** The formats resolved and the defaults applied; a format asked for twice or without its parts is a 400. */
+function resolveRequest(input: Partial<ScrapeOptionsInput>, prefix: string): ScrapeRequest {
   const at = (name: string) => `${prefix}${name}`;
   const request: ScrapeRequest = {
     markdown: false,
@@ -233,6 +247,12 @@ export function scrapeRequest(input: Partial<ScrapeOptionsInput>, prefix = ''): 
         request[format] = true;
     }
   });
+  return request;
+}
+
+/** What the schema cannot say: selectors that parse, waiting within the timeout, actions, the browser. */
+function checkRequest(request: ScrapeRequest, prefix: string): void {
+  const at = (name: string) => `${prefix}${name}`;
   for (const name of ['includeTags', 'excludeTags'] as const) {
     request[name].forEach((selector, i) => {
       checkSelector(selector, `${at(name)}[${i}]`);
@@ -245,7 +265,6 @@ export function scrapeRequest(input: Partial<ScrapeOptionsInput>, prefix = ''): 
   if (request.render === 'never' && needsBrowser(request)) {
     throw invalid(at('render'), 'never, but screenshots, actions, waitFor and mobile need the browser');
   }
-  return request;
 }
 
 function jsonAsk(
