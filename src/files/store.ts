@@ -85,6 +85,12 @@ export async function expireFiles(db: Db, now: number, batch = 100, maxBatches =
 }
 
 export class FileStore {
+  /**
+   * The time written into the last id this store made: the next one's is later, even within the same
+   * millisecond, so that a job's files sort by id in the order they were made (forJob).
+   */
+  private lastIdMs = 0;
+
   constructor(
     private readonly db: Db,
     private readonly settings: {
@@ -109,7 +115,8 @@ export class FileStore {
       );
     }
     const now = Date.now();
-    const id = newFileId(now);
+    this.lastIdMs = Math.max(now, this.lastIdMs + 1);
+    const id = newFileId(this.lastIdMs);
     const expiresAt = file.expiresAt ?? now + this.settings.ttlMs;
     await this.db
       .insertInto('files')
