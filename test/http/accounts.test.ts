@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, uniqueEmail } from '../support/app.js';
+import { changeLastChar } from '../support/strings.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -229,7 +230,7 @@ describe('x-api-key (as the Supadata SDKs send the key)', () => {
     // Rate-limit headers come with it, as with a bearer.
     expect(byHeader.headers.ratelimit).toBeDefined();
 
-    const wrong = await get({ 'x-api-key': `${apiKey.slice(0, -1)}x` });
+    const wrong = await get({ 'x-api-key': changeLastChar(apiKey) });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json()).toMatchObject({
       error: 'unauthorized',
