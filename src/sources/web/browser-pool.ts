@@ -1,7 +1,9 @@
 // Headless Chromium for pages that need JavaScript: one browser process, launched on first use and
 // relaunched if it dies, at most `size` pages rendered at once and `accountMax` per account (the rest
 // wait, fairly between accounts, for a bounded time: see render-slots.ts), and a fresh context per
-// render so no cookies or storage pass between callers.
+// caller so no cookies or storage pass between callers. One account's renders without actions take
+// turns on warm tabs (browser-tabs.ts), wiped between renders: a batch of screenshots is then not a
+// new renderer process per page.
 //
 // The browser never talks to the network itself. Every request it makes is intercepted and fetched by
 // our SafeFetcher, so the SSRF policy (checked at connect time, after DNS, on every redirect hop)
@@ -17,6 +19,7 @@ import { abortable } from '../../abortable.js';
 import { AppError, invalid } from '../../errors.js';
 import { type SafeFetcher, UnresolvedHostError, unresolvedHost } from '../../net/safe-fetch.js';
 import { ACTION_LIMITS, checkActions, type PageAction } from './actions.js';
+import { IdleTabs, type Tab } from './browser-tabs.js';
 import {
   type ActionOutputs,
   content,
@@ -25,6 +28,7 @@ import {
   PageActivity,
   runActions,
   screenshot,
+  withTimeout,
 } from './page-actions.js';
 import { RenderSlots } from './render-slots.js';
 
@@ -111,6 +115,21 @@ const LAUNCH_ARGS = [
 
 const MAX_REDIRECTS = 10;
 
+/** A context and its page, with the render now using them (requests with none are refused). */
+interface PoolTab extends Tab {
+  render: {
+    main: MainFrame;
+    signal: AbortSignal;
+    skipped: ReadonlySet<string>;
+    /** Origins the render's requests went to: their storage is cleared before the tab is reused. */
+    origins: Set<string>;
+  } | null;
+}
+
+/** Warm tabs: closed after this long unused, or after this many renders. */
+const TAB_IDLE_MS = 10_000;
+const TAB_MAX_USES = 100;
+
 /** The main frame's navigations, as the request handler sees them. */
 interface MainFrame {
   /** While goto runs: its hops are reported here rather than followed (see forward()). */
@@ -161,6 +180,7 @@ export class BrowserPool {
   private browser: Promise<Browser> | null = null;
   private closed = false;
   private readonly slots: RenderSlots;
+  private readonly tabs: IdleTabs<PoolTab>;
 
   constructor(options: BrowserPoolOptions) {
     this.chromiumPath = options.chromiumPath;
@@ -178,6 +198,7 @@ export class BrowserPool {
       queueTimeoutMs: options.queueTimeoutMs ?? 10_000,
       holdMs: this.timeoutMs,
     });
+    this.tabs = new IdleTabs(this.size, TAB_IDLE_MS, TAB_MAX_USES);
   }
 
   async render(url: string, opts: RenderOptions = {}): Promise<RenderedPage> {
@@ -191,10 +212,15 @@ export class BrowserPool {
       const browser = await this.launched(); // a first launch does not count against the time limit
       const deadline = AbortSignal.timeout(limitMs);
       const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
-      return await this.renderWith(browser, target, plan, signal, opts.signal, limitMs);
+      return await this.renderWith(browser, target, plan, signal, opts, limitMs);
     } finally {
       release();
     }
+  }
+
+  /** Tabs kept warm for the next render of their account (for tests and metrics). */
+  get idleTabs(): number {
+    return this.tabs.size;
   }
 
   /** Kills the browser; idempotent. Renders in flight fail, later ones are refused. */
@@ -202,32 +228,41 @@ export class BrowserPool {
     this.closed = true;
     const browser = this.browser;
     this.browser = null;
+    this.tabs.clear(false);
     if (browser) await browser.then((b) => b.close()).catch(() => {});
   }
 
   /**
-   * One render in a fresh context, settled as soon as `signal` aborts whatever Playwright is waiting
-   * for (a context closed under a pending newPage() can leave it pending for good).
+   * One render in a warm tab of the account or a fresh context, settled as soon as `signal` aborts
+   * whatever Playwright is waiting for (a context closed under a pending newPage() can leave it
+   * pending for good). A render with actions (scripts the caller runs) always has a context of its
+   * own, closed after it; any other leaves its tab, wiped, for the account's next render.
    */
   private async renderWith(
     browser: Browser,
     url: string,
     plan: RenderPlan,
     signal: AbortSignal,
-    callerSignal: AbortSignal | undefined,
+    opts: RenderOptions,
     limitMs: number,
   ): Promise<RenderedPage> {
     // Ends the page's fetches still in flight (long polls) when the render is over, however it ends.
     const finished = new AbortController();
     const fetchSignal = AbortSignal.any([signal, finished.signal]);
-    const opening = browser.newContext(contextOptions(browser, plan.headers, plan.mobile));
-    const closeContext = () => opening.then((context) => context.close()).catch(() => {});
+    const options = contextOptions(browser, plan.headers, plan.mobile);
+    const key = plan.actions.length === 0 ? `${opts.account ?? ''}\n${JSON.stringify(options)}` : null;
+    const warm = key === null ? null : this.tabs.take(key);
+    const opening = warm ? Promise.resolve(warm) : this.openTab(browser, key ?? '', options);
+    let done = false;
     try {
-      return await abortable(
-        opening.then((context) => this.renderIn(context, url, plan, fetchSignal)),
+      const page = await abortable(
+        opening.then((tab) => this.renderIn(tab, url, plan, fetchSignal)),
         signal,
       );
+      done = true;
+      return page;
     } catch (err) {
+      const callerSignal = opts.signal;
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (signal.aborted) {
         throw new AppError('upstream_error', `Rendering ${url} took longer than ${limitMs} ms`);
@@ -237,29 +272,94 @@ export class BrowserPool {
       throw new AppError('upstream_error', `Could not render ${url}`, firstLine(String(err)));
     } finally {
       finished.abort();
-      // Closing the context also ends whatever the abandoned render was still waiting for; an aborted
-      // caller is not kept waiting for that.
-      if (signal.aborted) void closeContext();
+      // A tab goes back only after a render that ended well; otherwise closing the context also ends
+      // whatever the abandoned render was still waiting for (an aborted caller is not kept waiting).
+      const closeContext = () => opening.then((tab) => tab.context.close()).catch(() => {});
+      if (done && key !== null) void opening.then((tab) => this.keepTab(tab));
+      else if (signal.aborted) void closeContext();
       else await closeContext();
     }
   }
 
+  /** A fresh context and page whose every request goes to forward() on behalf of its current render. */
+  private async openTab(
+    browser: Browser,
+    key: string,
+    options: ReturnType<typeof contextOptions>,
+  ): Promise<PoolTab> {
+    const context = await browser.newContext(options);
+    try {
+      await blockWebSockets(context);
+      const page = await context.newPage();
+      const tab: PoolTab = { key, context, page, uses: 0, render: null };
+      await context.route('**/*', (route) => {
+        const render = tab.render;
+        // Between renders the tab asks for nothing it may have.
+        if (!render) return route.abort('blockedbyclient').catch(() => {});
+        const req = route.request();
+        const isMain = req.isNavigationRequest() && frameOf(req) === page.mainFrame();
+        return this.forward(
+          route,
+          render.signal,
+          isMain ? render.main : null,
+          render.skipped,
+          render.origins,
+        );
+      });
+      return tab;
+    } catch (err) {
+      await context.close().catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
+   * Wipes a tab after a render and keeps it for the account's next one: the page leaves for
+   * about:blank (its scripts end), cookies go, and so does the storage of every origin it touched. A
+   * tab that opened other pages (popups), or that cannot be wiped, is closed instead.
+   */
+  private async keepTab(tab: PoolTab): Promise<void> {
+    const origins = tab.render?.origins ?? new Set<string>();
+    tab.render = null;
+    tab.uses++;
+    try {
+      if (this.closed || tab.context.pages().length !== 1) throw new Error('not reusable');
+      // What a tab keeps across its own navigations: the window's name and its session storage.
+      await withTimeout(
+        tab.page.evaluate('try { window.name = ""; sessionStorage.clear(); } catch {}'),
+        this.settleMs,
+        () => new Error('the page does not answer'),
+      );
+      await tab.page.goto('about:blank', { timeout: this.settleMs });
+      await tab.context.clearCookies();
+      if (origins.size > 0) {
+        const cdp = await tab.context.newCDPSession(tab.page);
+        try {
+          for (const origin of origins) {
+            await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+          }
+        } finally {
+          await cdp.detach().catch(() => {});
+        }
+      }
+      if (this.closed) throw new Error('pool closed');
+      this.tabs.put(tab);
+    } catch {
+      await tab.context.close().catch(() => {});
+    }
+  }
+
   private async renderIn(
-    context: BrowserContext,
+    tab: PoolTab,
     url: string,
     plan: RenderPlan,
     signal: AbortSignal,
   ): Promise<RenderedPage> {
-    await blockWebSockets(context);
-    const page = await context.newPage();
+    const { page } = tab;
     const activity = plan.actions.length > 0 ? new PageActivity(page) : null;
     const main: MainFrame = { hopping: false, redirect: null, error: null, last: null };
     const skipped = plan.loadImages ? SKIPPED_TYPES_FOR_SCREENSHOTS : SKIPPED_TYPES;
-    await context.route('**/*', (route) => {
-      const req = route.request();
-      const isMain = req.isNavigationRequest() && frameOf(req) === page.mainFrame();
-      return this.forward(route, signal, isMain ? main : null, skipped);
-    });
+    tab.render = { main, signal, skipped, origins: new Set() };
     let target = url;
     let response: Awaited<ReturnType<typeof page.goto>> = null;
     for (let redirects = 0; ; redirects++) {
@@ -335,9 +435,12 @@ export class BrowserPool {
     signal: AbortSignal,
     main: MainFrame | null,
     skipped: ReadonlySet<string>,
+    origins: Set<string>,
   ): Promise<void> {
     const request = route.request();
     const method = request.method();
+    const origin = originOf(request.url());
+    if (origin) origins.add(origin);
     if (skipped.has(request.resourceType())) return route.abort('blockedbyclient').catch(() => {});
     if (method !== 'GET' && method !== 'POST' && method !== 'HEAD') {
       return route.abort('blockedbyclient').catch(() => {});
@@ -387,7 +490,9 @@ export class BrowserPool {
         .then(
           (browser) => {
             browser.on('disconnected', () => {
-              if (this.browser === launching) this.browser = null;
+              if (this.browser !== launching) return;
+              this.browser = null;
+              this.tabs.clear(false); // their contexts died with it
             });
             return browser;
           },
@@ -458,6 +563,15 @@ function contextOptions(browser: Browser, headers: Record<string, string>, mobil
 /** WebSockets are not fetched through SafeFetcher, so none may open: each is closed unconnected. */
 async function blockWebSockets(context: BrowserContext): Promise<void> {
   await context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: 'WebSockets are blocked' }));
+}
+
+function originOf(url: string): string | null {
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
 }
 
 function frameOf(request: Request) {

@@ -628,7 +628,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** `work`, or `onTimeout()`'s error after `ms` (the work is abandoned: the render's context ends it). */
-function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(onTimeout()), ms);

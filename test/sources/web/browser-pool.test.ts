@@ -163,6 +163,25 @@ beforeAll(async () => {
           'text/html',
           html(`<p>Routed app</p><script>history.pushState({}, '', '/routed/view#top');</script>`),
         );
+      case '/remember':
+        // A page that leaves something behind everywhere a tab can keep it.
+        return send(
+          'text/html',
+          html(`<p>Remembered</p><script>
+  document.cookie = 'left=behind; Path=/';
+  localStorage.setItem('left', 'behind');
+  sessionStorage.setItem('left', 'behind');
+  window.name = 'left-behind';
+</script>`),
+        );
+      case '/recall':
+        return send(
+          'text/html',
+          html(`<p id="out"></p><script>
+  document.getElementById('out').textContent = 'recall: ' + JSON.stringify([document.cookie,
+    localStorage.getItem('left'), sessionStorage.getItem('left'), window.name]);
+</script>`),
+        );
       case '/language':
         return send('text/html', html(`<p>accept-language: ${req.headers['accept-language']}</p>`));
       default:
@@ -271,6 +290,24 @@ describeWithChromium('BrowserPool', () => {
       expect(first.html).toContain('echo: session=abc123; theme=dark');
       const second = await pool.render(`${site.url}/show-cookie`);
       expect(second.html).toContain('cookie: none');
+    });
+
+    it('reuses a warm tab for the same account, wiped: nothing one render leaves is seen by the next', async () => {
+      const own = new BrowserPool({ chromiumPath: CHROMIUM_PATH, size: 2, fetcher });
+      try {
+        const account = 'tab-reuse';
+        const first = await own.render(`${site.url}/remember`, { account });
+        expect(first.html).toContain('Remembered');
+        await expect.poll(() => own.idleTabs).toBe(1);
+        const second = await own.render(`${site.url}/recall`, { account });
+        expect(second.html).toContain('recall: ["",null,null,""]');
+        await expect.poll(() => own.idleTabs).toBe(1); // the same tab, back again
+        // Another account never gets that tab: it opens its own.
+        await own.render(`${site.url}/recall`, { account: 'someone-else' });
+        await expect.poll(() => own.idleTabs).toBe(2);
+      } finally {
+        await own.close();
+      }
     });
 
     it('never fetches images, media or fonts', async () => {
