@@ -375,11 +375,31 @@ async function runAction(
   }
 }
 
-/** The page's HTML, after a navigation under way if one is (the document it lands on). */
+/** The most HTML a rendered page answers, in characters: what a fetched page may have in bytes. */
+export const MAX_RENDERED_HTML_CHARS = 10 * 1024 * 1024;
+
+/**
+ * The page's HTML, after a navigation under way if one is (the document it lands on). Its size is
+ * read in the page first: a script can build a document far larger than any page we would fetch,
+ * and it is not brought over to this process.
+ */
 export async function content(page: Page, settleMs: number): Promise<string> {
-  return page.content().catch(async () => {
-    await page.waitForLoadState('domcontentloaded', { timeout: settleMs });
+  const read = async () => {
+    const chars = await page.evaluate<number>(
+      'document.documentElement ? document.documentElement.outerHTML.length : 0',
+    );
+    if (chars > MAX_RENDERED_HTML_CHARS) {
+      throw new AppError(
+        'payload_too_large',
+        `The rendered page ${page.url()} has ${chars} characters of HTML, more than ${MAX_RENDERED_HTML_CHARS}`,
+      );
+    }
     return page.content();
+  };
+  return read().catch(async (err) => {
+    if (err instanceof AppError) throw err;
+    await page.waitForLoadState('domcontentloaded', { timeout: settleMs });
+    return read();
   });
 }
 

@@ -182,6 +182,12 @@ beforeAll(async () => {
     localStorage.getItem('left'), sessionStorage.getItem('left'), window.name]);
 </script>`),
         );
+      case '/huge':
+        // A small page whose script builds a document larger than any page we would fetch.
+        return send(
+          'text/html',
+          html(`<script>document.body.textContent = 'x'.repeat(11 * 1024 * 1024);</script>`),
+        );
       case '/language':
         return send('text/html', html(`<p>accept-language: ${req.headers['accept-language']}</p>`));
       default:
@@ -308,6 +314,13 @@ describeWithChromium('BrowserPool', () => {
       } finally {
         await own.close();
       }
+    });
+
+    it('refuses a document a script made larger than a fetched page may be, without bringing it over', async () => {
+      const err = await pool.render(`${site.url}/huge`).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toBe('payload_too_large');
+      expect((err as AppError).message).toMatch(/more than 10485760/);
     });
 
     it('never fetches images, media or fonts', async () => {
