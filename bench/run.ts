@@ -36,6 +36,10 @@ const benchmarks: Record<string, { what: string; run(): Promise<void> }> = {
     what: '1,000 page monitors of 1,000 accounts due at the same instant, one embedded process: checks/s and the lag of the last check vs GET /v1/web/scrape of the same pages',
     run: async () => (await import('./monitors.js')).benchMonitors(),
   },
+  'render-fairness': {
+    what: "one account floods the browser pool with 100 renders of 5 actions: the other account's render time, alone vs during",
+    run: async () => (await import('./render-fairness.js')).benchRenderFairness(),
+  },
   'batch-scrape': {
     what: 'batch_scrape job pages/s over 1,000 loopback pages (markdown) vs a bare fetch + parse loop; then with screenshots',
     run: async () => (await import('./batch-scrape.js')).benchBatchScrape(),
