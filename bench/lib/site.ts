@@ -143,6 +143,8 @@ if (process.send) {
   const stop = () => {
     server.closeAllConnections();
     server.close(() => process.exit(0));
+    // A parent that died leaves a browser's connections opening again: do not outlive it.
+    setTimeout(() => process.exit(0), 1000);
   };
   process.on('message', (m) => m === 'stop' && stop());
   process.on('disconnect', stop);
