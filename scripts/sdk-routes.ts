@@ -10,12 +10,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FIRECRAWL_TAG } from '../src/firecrawl/paths.js';
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const LINE_WIDTH = 110;
 
 interface Operation {
   operationId?: string;
+  tags?: string[];
   'x-job-kinds'?: string[];
   'x-paged'?: boolean;
 }
@@ -48,7 +50,8 @@ export function sdkRoutesSource(doc: RoutesDocument): string {
   for (const [opPath, ops] of Object.entries(doc.paths ?? {})) {
     for (const method of HTTP_METHODS) {
       const op = ops?.[method];
-      if (!op) continue;
+      // Firecrawl's API is for Firecrawl's own clients, not ours.
+      if (!op || op.tags?.includes(FIRECRAWL_TAG)) continue;
       const name = op.operationId;
       const where = `${method.toUpperCase()} ${opPath}`;
       if (!name || !IDENTIFIER.test(name)) {

@@ -8,6 +8,8 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
+import { FirecrawlErrorBody } from '../firecrawl/errors.js';
+import { firecrawlV2Routes } from '../firecrawl/v2-routes.js';
 import { newId } from '../ids.js';
 import { ScrapeDocumentSchema } from '../sources/web/document-schema.js';
 import type { HttpContext } from './context.js';
@@ -139,6 +141,7 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   app.addSchema(ErrorBody);
   // A scrape's document: POST /v1/web/scrape answers one, a search with scrapeOptions one per result.
   app.addSchema(ScrapeDocumentSchema);
+  app.addSchema(FirecrawlErrorBody);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
@@ -218,6 +221,10 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   await app.register(videoOcrRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(extractRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(monitorRoutes, only(ctx, 'monitors', 'charges', 'config'));
+  await app.register(
+    firecrawlV2Routes,
+    only(ctx, 'web', 'fetcher', 'charges', 'accounts', 'usage', 'jobs', 'config', 'webSearch'),
+  );
   await app.register(dashboardRoutes);
   await app.register(mcpRoutes, only(ctx, 'rateLimiter', 'accountRateLimiter'));
   if (options.extraRoutes) await app.register(async (child) => options.extraRoutes!(child));

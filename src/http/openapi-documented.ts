@@ -5,6 +5,7 @@
 // their own schemas (and handler types, where the default guarantees a value).
 
 import type { ErrorCode } from '../errors.js';
+import { isFirecrawlPath } from '../firecrawl/paths.js';
 import type { McpToolDeclaration } from '../mcp/tools.js';
 
 // The `x-` keys a route's schema may carry: @fastify/swagger copies every schema key that starts with
@@ -105,6 +106,13 @@ function resourceOf(url: string): string | null {
  * and a message of the shape the server really writes for it. Pure.
  */
 export function errorExample(status: number, url: string, schema: Schema = {}) {
+  const ours = ourErrorExample(status, url, schema);
+  // Firecrawl's routes answer in its shape (plugins/errors.ts).
+  if (!ours || !isFirecrawlPath(url)) return ours;
+  return { success: false, error: ours.message, code: ours.error, details: ours.details };
+}
+
+function ourErrorExample(status: number, url: string, schema: Schema) {
   const example = (code: ErrorCode, message: string, details: string | null = null) => ({
     error: code,
     message,

@@ -2,6 +2,8 @@
 // that status carries (src/errors.ts) and a message of the server's real shape. Before, every status
 // showed the Error schema's one example — a 401 that read "Missing required query parameter 'url'".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorCode } from '../../src/errors.js';
+import { isFirecrawlPath } from '../../src/firecrawl/paths.js';
 import { errorStatus } from '../../src/http/error-status.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { closeTestApp } from '../support/teardown.js';
@@ -58,6 +60,20 @@ describe('/openapi.json error examples', () => {
       const example = json?.example;
       if (!example) {
         wrong.push(`${op} ${status}: no example`);
+        continue;
+      }
+      if (isFirecrawlPath(op.split(' ')[1]!)) {
+        // Firecrawl's routes answer in its shape: `error` is the message, `code` ours.
+        expect(json?.schema, `${op} ${status}`).toEqual({ $ref: '#/components/schemas/FirecrawlError' });
+        const fc = example as unknown as {
+          success: boolean;
+          error: string;
+          code: ErrorCode;
+          details: unknown;
+        };
+        expect(Object.keys(fc).sort(), `${op} ${status}`).toEqual(['code', 'details', 'error', 'success']);
+        if (errorStatus[fc.code] !== status) wrong.push(`${op} ${status}: code ${fc.code}`);
+        expect(fc.error.length, `${op} ${status}`).toBeGreaterThan(10);
         continue;
       }
       expect(json?.schema, `${op} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });

@@ -8,6 +8,7 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findInputProblem, MAX_INPUT_DEPTH } from '../../src/http/plugins/input-guard.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { errorParts } from '../support/error-body.js';
 import { closeTestApp } from '../support/teardown.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON Schemas out of the OpenAPI document
@@ -233,7 +234,7 @@ describe('hostile values in every parameter of every declared operation', () => 
     const wrong: string[] = [];
     for (const c of all) {
       const res = await t.call(key, c.request);
-      const body = res.json();
+      const body = errorParts(String(c.request.url), res.json());
       // A field inside an object parameter (`transcript.mode`) names that parameter too.
       const named = body.details === c.param || String(body.details).startsWith(`${c.param}.`);
       if (res.statusCode !== 400 || body.error !== 'invalid_request' || !named) {

@@ -5,10 +5,12 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/accounts/secrets.js';
+import { isFirecrawlPath } from '../../src/firecrawl/paths.js';
 import { newId, randomBase62 } from '../../src/ids.js';
 import type { Db } from '../../src/store/db.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { confirmCheckout } from '../support/checkout.js';
+import { errorParts } from '../support/error-body.js';
 import { closeTestApp } from '../support/teardown.js';
 import { registerTestKinds, standInKinds, testJobRoutes } from '../support/test-kinds.js';
 
@@ -50,7 +52,16 @@ function fillPath(url: string, ids: Record<string, string> = {}): string {
     .replace(/\*$/, 'index.html');
 }
 
-function expectErrorShape(body: unknown, code: string) {
+function expectErrorShape(body: unknown, code: string, url = '') {
+  if (isFirecrawlPath(url)) {
+    // Firecrawl's routes answer in its shape: `error` is the message, `code` ours.
+    expect(Object.keys(body as object).sort()).toEqual(['code', 'details', 'error', 'success']);
+    const b = body as { success: boolean; error: string; code: string };
+    expect(b.success).toBe(false);
+    expect(b.code).toBe(code);
+    expect(b.error.length).toBeGreaterThan(0);
+    return;
+  }
   expect(Object.keys(body as object).sort()).toEqual(['details', 'documentationUrl', 'error', 'message']);
   const b = body as { error: string; message: string; details: unknown; documentationUrl: string };
   expect(b.error).toBe(code);
@@ -210,8 +221,9 @@ describe('authentication on every non-public route', () => {
           const where = `${method} ${r.url} (${label})`;
           expect(res.statusCode, where).toBe(401);
           expect(res.headers['x-request-id'], where).toMatch(/^req_/);
-          expectErrorShape(res.json(), 'unauthorized');
-          if (label === 'no header') expect(res.json().message, where).toMatch(/Missing API key/);
+          expectErrorShape(res.json(), 'unauthorized', r.url);
+          const message = errorParts(r.url, res.json()).message;
+          if (label === 'no header') expect(message, where).toMatch(/Missing API key/);
           checked++;
         }
       }

@@ -1,6 +1,7 @@
 // One error handler for every failure: the body is always {error, message, details, documentationUrl}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../../errors.js';
+import { isFirecrawlPath } from '../../firecrawl/paths.js';
 import { errorStatus, HttpError, retryAfterHeader } from '../error-status.js';
 import { allowedMethods } from './allowed-methods.js';
 import type { RouteEntry } from './auth.js';
@@ -107,10 +108,11 @@ export function errorBody(docsBase: string, err: AppError) {
 export function sendError(reply: FastifyReply, docsBase: string, err: AppError) {
   if (err instanceof HttpError) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   if (err.retryAfterMs !== null) reply.header('Retry-After', retryAfterHeader(err.retryAfterMs));
-  return reply
-    .code(errorStatus[err.code])
-    .type('application/json; charset=utf-8')
-    .send(errorBody(docsBase, err));
+  // Firecrawl's clients read `error` as the message (and our code as `code`).
+  const body = isFirecrawlPath(reply.request.url)
+    ? { success: false, error: err.message, code: err.code, details: err.details ?? null }
+    : errorBody(docsBase, err);
+  return reply.code(errorStatus[err.code]).type('application/json; charset=utf-8').send(body);
 }
 
 /** The answer for a request no route matched: a 405 with `Allow` when the path exists with other methods. */

@@ -1,0 +1,139 @@
+// Firecrawl's own JavaScript SDK (@mendable/firecrawl-js 4.42.0), unchanged, against a real Unfurl on
+// a loopback socket with only `apiUrl` set and an Unfurl API key as its key: scrape in each format,
+// map, credit usage, the features Unfurl does not have, and its error handling. The outside world is
+// a loopback site and a stand-in AI provider speaking OpenAI's protocol.
+import Firecrawl from '@mendable/firecrawl-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClientTestServer, startClientTestServer } from '../sdk/server.js';
+import { describeWithChromium } from '../support/chromium.js';
+import { accountWithBalance } from '../support/ledger-state.js';
+import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
+
+let s: ClientTestServer;
+let ai: OpenAiServer;
+let apiKey: string;
+let firecrawl: Firecrawl;
+
+beforeAll(async () => {
+  ai = await startOpenAiServer();
+  ai.chat = (call) => {
+    if (call.body.response_format?.type === 'json_schema')
+      return JSON.stringify({ title: 'Page 3', number: 3 });
+    return 'A page of the documentation, number three.';
+  };
+  s = await startClientTestServer({ UNFURL_AI_BASE_URL: ai.baseUrl, UNFURL_AI_API_KEY: 'sk-test-key' });
+  ({ apiKey } = await s.t.register());
+  firecrawl = new Firecrawl({ apiKey, apiUrl: s.url });
+});
+afterAll(async () => {
+  await s?.close();
+  await ai?.close();
+});
+
+async function credits(key = apiKey): Promise<number> {
+  return (await s.t.call(key, { method: 'GET', url: '/v1/account' })).json().credits;
+}
+
+/** The error the SDK throws, with its status. */
+async function failure(work: Promise<unknown>): Promise<{ status?: number; message: string; code?: string }> {
+  const err = (await work.then(
+    () => null,
+    (e: unknown) => e,
+  )) as { status?: number; message: string; code?: string } | null;
+  expect(err, 'the call should have failed').not.toBeNull();
+  return err!;
+}
+
+describe('@mendable/firecrawl-js against Unfurl, apiUrl only', () => {
+  it('scrape: markdown, html, rawHtml, links and images, with Firecrawl metadata, at our price', async () => {
+    const before = await credits();
+    const doc = await firecrawl.scrape(`${s.site.url}/docs/p/1`, {
+      formats: ['markdown', 'html', 'rawHtml', 'links', 'images'],
+    });
+    expect(doc.markdown).toContain('Text of page number 1');
+    expect(doc.html).toContain('Text of page number 1');
+    expect(doc.rawHtml).toContain('<title>Page 1</title>');
+    expect(Array.isArray(doc.links)).toBe(true);
+    expect(Array.isArray(doc.images)).toBe(true);
+    expect(doc.metadata).toMatchObject({
+      title: 'Page 1',
+      description: 'About Page 1',
+      sourceURL: `${s.site.url}/docs/p/1`,
+      url: `${s.site.url}/docs/p/1`,
+      statusCode: 200,
+      creditsUsed: 1,
+    });
+    expect(await credits()).toBe(before - 1);
+  });
+
+  it('scrape: json by a schema and a summary through the AI provider (2 credits each)', async () => {
+    const before = await credits();
+    const doc = await firecrawl.scrape(`${s.site.url}/docs/p/3`, {
+      formats: [
+        {
+          type: 'json',
+          prompt: 'The title and number',
+          schema: { type: 'object', properties: { title: { type: 'string' }, number: { type: 'integer' } } },
+        },
+        'summary',
+      ],
+    });
+    expect(doc.json).toEqual({ title: 'Page 3', number: 3 });
+    expect(doc.summary).toBe('A page of the documentation, number three.');
+    expect(await credits()).toBe(before - 5);
+  });
+
+  it('scrape: a format Unfurl does not make is a 400 naming it, and costs nothing', async () => {
+    const before = await credits();
+    const err = await failure(firecrawl.scrape(`${s.site.url}/docs/p/1`, { formats: ['branding'] }));
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/formats\[0\].*branding format is not offered/);
+    expect(await credits()).toBe(before);
+  });
+
+  it('map: the links of a site, ranked by search, as {url} objects', async () => {
+    const before = await credits();
+    const map = await firecrawl.map(`${s.site.url}/docs`, { search: 'p 7', sitemap: 'skip', limit: 20 });
+    expect(map.links.length).toBeGreaterThan(0);
+    expect(map.links.length).toBeLessThanOrEqual(20);
+    expect(map.links[0]).toEqual({ url: `${s.site.url}/docs/p/7` });
+    expect(await credits()).toBe(before - 1);
+  });
+
+  it('credit usage answers our balance', async () => {
+    const usage = await firecrawl.getCreditUsage();
+    expect(usage.remainingCredits).toBe(await credits());
+    expect(usage.planCredits).toBeGreaterThanOrEqual(usage.remainingCredits);
+    expect(usage.billingPeriodStart).toMatch(/^\d{4}-\d{2}-01T00:00:00/);
+  });
+
+  it('what Unfurl does not have is a clear error naming it, never a 404', async () => {
+    const agent = await failure(firecrawl.startAgent({ prompt: 'Find the pricing page' }));
+    expect(agent.status).toBe(400);
+    expect(agent.message).toMatch(/Unfurl does not offer the hosted agent/);
+    const browser = await failure(firecrawl.browser());
+    expect(browser.status).toBe(400);
+    expect(browser.message).toMatch(/browser sessions/);
+  });
+
+  it('errors: a bad key is 401, an empty balance 402, both as Firecrawl errors', async () => {
+    const stranger = new Firecrawl({ apiKey: 'uf_not_a_key_at_all', apiUrl: s.url });
+    const unauthorized = await failure(stranger.scrape(`${s.site.url}/docs/p/1`));
+    expect(unauthorized.status).toBe(401);
+    const { apiKey: poorKey } = await accountWithBalance(s.t, 0);
+    const poor = new Firecrawl({ apiKey: poorKey, apiUrl: s.url });
+    const payment = await failure(poor.scrape(`${s.site.url}/docs/p/1`));
+    expect(payment.status).toBe(402);
+    expect(payment.message).toMatch(/credit/i);
+  });
+});
+
+describeWithChromium('@mendable/firecrawl-js: rendered formats', () => {
+  it('scrape: a screenshot, stored and served to the same key', async () => {
+    const doc = await firecrawl.scrape(`${s.site.url}/docs/p/2`, { formats: ['screenshot'] });
+    expect(doc.screenshot).toMatch(/\/v1\/files\//);
+    const file = await s.t.call(apiKey, { method: 'GET', url: new URL(doc.screenshot!).pathname });
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-type']).toBe('image/png');
+  });
+});
