@@ -9,6 +9,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { FirecrawlErrorBody } from '../firecrawl/errors.js';
+import { firecrawlV2JobRoutes } from '../firecrawl/v2-jobs.js';
 import { firecrawlV2Routes } from '../firecrawl/v2-routes.js';
 import { newId } from '../ids.js';
 import { ScrapeDocumentSchema } from '../sources/web/document-schema.js';
@@ -221,6 +222,7 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   await app.register(videoOcrRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(extractRoutes, only(ctx, 'platforms', ...jobRouteDeps));
   await app.register(monitorRoutes, only(ctx, 'monitors', 'charges', 'config'));
+  await app.register(firecrawlV2JobRoutes, only(ctx, 'web', ...jobRouteDeps));
   await app.register(
     firecrawlV2Routes,
     only(ctx, 'web', 'fetcher', 'charges', 'accounts', 'usage', 'jobs', 'config', 'webSearch'),

@@ -21,8 +21,13 @@ beforeAll(async () => {
       return JSON.stringify({ title: 'Page 3', number: 3 });
     return 'A page of the documentation, number three.';
   };
-  s = await startClientTestServer({ UNFURL_AI_BASE_URL: ai.baseUrl, UNFURL_AI_API_KEY: 'sk-test-key' });
-  ({ apiKey } = await s.t.register());
+  s = await startClientTestServer(
+    { UNFURL_AI_BASE_URL: ai.baseUrl, UNFURL_AI_API_KEY: 'sk-test-key' },
+    { publicUrlIsSelf: true },
+  );
+  let accountId: string;
+  ({ apiKey, accountId } = await s.t.register());
+  await s.t.services.ledger.grant(accountId, 1000, 'test: crawls');
   firecrawl = new Firecrawl({ apiKey, apiUrl: s.url });
 });
 afterAll(async () => {
@@ -98,6 +103,63 @@ describe('@mendable/firecrawl-js against Unfurl, apiUrl only', () => {
     expect(map.links.length).toBeLessThanOrEqual(20);
     expect(map.links[0]).toEqual({ url: `${s.site.url}/docs/p/7` });
     expect(await credits()).toBe(before - 1);
+  });
+
+  it('crawl with its waiter: every page, read across `next`, at our price', async () => {
+    const before = await credits();
+    const job = await firecrawl.crawl(`${s.site.url}/docs`, {
+      limit: 110,
+      sitemap: 'skip',
+      scrapeOptions: { formats: ['markdown', 'links'] },
+      pollInterval: 1,
+      timeout: 60,
+    });
+    expect(job.status).toBe('completed');
+    expect(job.data).toHaveLength(110); // 100 in the first answer, the rest through `next`
+    expect(job.completed).toBe(110);
+    const page = job.data.find((d) => d.metadata?.sourceURL === `${s.site.url}/docs/p/5`);
+    expect(page?.markdown).toContain('Text of page number 5');
+    expect(Array.isArray(page?.links)).toBe(true);
+    expect(job.creditsUsed).toBe(111);
+    expect(await credits()).toBe(before - 111);
+    expect(await firecrawl.getCrawlErrors(job.id)).toEqual({ errors: [], robotsBlocked: [] });
+  });
+
+  it('crawl start, status, active crawls and cancel', async () => {
+    // One request every 5 s: still running when it is cancelled.
+    const started = await firecrawl.startCrawl(`${s.site.url}/docs`, { limit: 5, delay: 5, sitemap: 'skip' });
+    expect(started.id).toMatch(/^job_/);
+    const active = await firecrawl.getActiveCrawls();
+    expect(active.crawls.map((c) => c.id)).toContain(started.id);
+    expect(active.crawls.find((c) => c.id === started.id)?.url).toBe(`${s.site.url}/docs`);
+    const status = await firecrawl.getCrawlStatus(started.id);
+    expect(status.status).toBe('scraping');
+    expect(await firecrawl.cancelCrawl(started.id)).toBe(true);
+    expect((await firecrawl.getCrawlStatus(started.id)).status).toBe('cancelled');
+    const other = await s.t.register();
+    const stranger = new Firecrawl({ apiKey: other.apiKey, apiUrl: s.url });
+    expect((await failure(stranger.getCrawlStatus(started.id))).status).toBe(404);
+  });
+
+  it('batch scrape with its waiter; invalid URLs reported, not fetched', async () => {
+    const before = await credits();
+    const job = await firecrawl.batchScrape(
+      [`${s.site.url}/docs/p/1`, `${s.site.url}/docs/p/2`, 'ftp://example.com/x', `${s.site.url}/docs/p/1`],
+      { options: { formats: ['markdown'] }, pollInterval: 1, timeout: 60 },
+    );
+    expect(job.status).toBe('completed');
+    expect(job.data.map((d) => d.metadata?.sourceURL).sort()).toEqual([
+      `${s.site.url}/docs/p/1`,
+      `${s.site.url}/docs/p/2`,
+    ]);
+    expect(job.data[0]?.markdown).toContain('Text of page number');
+    expect(job.creditsUsed).toBe(3);
+    expect(await credits()).toBe(before - 3);
+    const started = await firecrawl.startBatchScrape([`${s.site.url}/docs/p/3`, 'not a url']);
+    expect(started.invalidURLs).toEqual(['not a url']);
+    const errors = await firecrawl.getBatchScrapeErrors(started.id);
+    expect(errors.robotsBlocked).toEqual([]);
+    expect(Array.isArray(errors.errors)).toBe(true);
   });
 
   it('credit usage answers our balance', async () => {

@@ -2,7 +2,7 @@
 // socket, running its jobs, with the echo job kinds and their test routes, a loopback website and
 // the video-platform replay server as the outside world.
 import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
@@ -48,12 +48,15 @@ function site(delayMs: number): http.RequestListener {
 
 export async function startClientTestServer(
   overrides: Record<string, string> = {},
-  opts: { siteDelayMs?: number } = {},
+  opts: { siteDelayMs?: number; publicUrlIsSelf?: boolean } = {},
 ): Promise<ClientTestServer> {
   const web = await startServer(site(opts.siteDelayMs ?? 2));
   const replay = await startYouTubeReplay();
+  // Links the server writes into answers (`next`, files) point at this server itself.
+  const port = opts.publicUrlIsSelf ? await freePort() : 0;
   const t = await createTestApp(
     {
+      ...(port && { UNFURL_PUBLIC_URL: `http://127.0.0.1:${port}` }),
       UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
       UNFURL_UPSTREAM_YOUTUBE: replay.url,
       UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
@@ -67,7 +70,7 @@ export async function startClientTestServer(
   let processing: JobProcessing | undefined;
   try {
     processing = await startJobProcessing(t.services, quietLogger);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    await t.app.listen({ port, host: '127.0.0.1' });
   } catch (err) {
     await processing?.stop();
     await t.close();
@@ -75,10 +78,10 @@ export async function startClientTestServer(
     await replay.close();
     throw err;
   }
-  const { port } = t.app.server.address() as AddressInfo;
+  const listening = (t.app.server.address() as AddressInfo).port;
   return {
     t,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     site: web,
     replay,
     async close() {
@@ -88,4 +91,16 @@ export async function startClientTestServer(
       await replay.close();
     },
   };
+}
+
+/** A loopback port nobody listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -1,0 +1,143 @@
+// Firecrawl's jobs (crawl, batch scrape) as ours: submitted through the job service (its hold, its
+// limits, its webhooks), read back in Firecrawl's status shape — `scraping` until the end, `completed`
+// and `total` counts, `creditsUsed`, `expiresAt`, a page of documents and `next` while more remain.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpContext } from '../http/context.js';
+import { principal } from '../http/plugins/auth.js';
+import type { JobRow } from '../jobs/types.js';
+import { POLL_ANSWER_BYTES } from '../jobs/views.js';
+import type { ScrapeDocument } from '../sources/web/documents.js';
+import { toFirecrawlDocument } from './document.js';
+
+export type FirecrawlJobDeps = Pick<HttpContext, 'jobs' | 'fetcher' | 'charges' | 'config'>;
+
+/** Documents per status answer (Firecrawl pages its own by size; `next` names the rest). */
+const PAGE_SIZE = 100;
+
+/** A webhook as Firecrawl takes it: a URL, or an object with one (its other fields are not used). */
+export function webhookUrlOf(webhook: unknown): string | undefined {
+  if (typeof webhook === 'string') return webhook;
+  if (webhook && typeof webhook === 'object' && typeof (webhook as { url?: unknown }).url === 'string') {
+    return (webhook as { url: string }).url;
+  }
+  return undefined;
+}
+
+/** Submits a job for the caller, as our job routes do, and sets the credit headers they set. */
+export async function submitJob(
+  deps: FirecrawlJobDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kind: string,
+  input: unknown,
+  webhook: unknown,
+): Promise<string> {
+  const { accountId } = principal(request);
+  const webhookUrl = webhookUrlOf(webhook);
+  if (webhookUrl !== undefined) await deps.fetcher.checkResolvedUrl(webhookUrl, 'webhook');
+  const accepted = await deps.jobs.service.submit({ accountId, kind, input, webhookUrl: webhookUrl ?? null });
+  const credits = await deps.charges.ofJob(accountId, accepted);
+  reply.header('X-Credits-Charged', '0');
+  reply.header('X-Credits-Held', String(credits.held));
+  reply.header('X-Credits-Remaining', String(credits.remaining));
+  return accepted.jobId;
+}
+
+const firecrawlStatus = (job: JobRow) =>
+  job.status === 'queued' || job.status === 'active' ? 'scraping' : job.status;
+
+/** A stored item as the document it holds (a batch's failures hold none). */
+function documentOf(item: unknown): ScrapeDocument | null {
+  const it = item as { document?: ScrapeDocument; metadata?: unknown } | null;
+  if (it?.document) return it.document;
+  return it && typeof it === 'object' && 'metadata' in it ? (it as ScrapeDocument) : null;
+}
+
+/**
+ * A job's status in Firecrawl's shape, with the documents from `skip`; `path` is where it is polled
+ * (`next` points there).
+ */
+export async function jobStatus(
+  deps: FirecrawlJobDeps,
+  request: FastifyRequest,
+  kinds: readonly string[],
+  jobId: string,
+  skip: number,
+  path: string,
+): Promise<{ success: true; [key: string]: unknown }> {
+  const job = await deps.jobs.service.getReadable(principal(request).accountId, jobId, kinds);
+  const page = await deps.jobs.items.page(job.id, skip, PAGE_SIZE, POLL_ANSWER_BYTES);
+  const documents = page.items.map(documentOf).filter((d): d is ScrapeDocument => d !== null);
+  // A batch has a result per URL it was given; a crawl, a page per page scraped (its failures apart).
+  const urls = (JSON.parse(job.input) as { urls?: unknown[] }).urls;
+  const total = Array.isArray(urls) ? urls.length : page.total + failuresOf(job, []).length;
+  return {
+    success: true,
+    status: firecrawlStatus(job),
+    completed: page.total,
+    total,
+    ...(job.cost !== null && { creditsUsed: job.cost }),
+    ...(job.result_expires_at !== null && { expiresAt: new Date(job.result_expires_at).toISOString() }),
+    next: page.nextSkip !== null ? `${deps.config.publicUrl}${path}?skip=${page.nextSkip}` : null,
+    data: documents.map((d) => toFirecrawlDocument(d)),
+  };
+}
+
+interface Failure {
+  url: string;
+  code: string;
+  error: string;
+}
+
+/** A job's pages that failed: a crawl's from its result, a batch's from its items. */
+function failuresOf(job: JobRow, items: unknown[]): Failure[] {
+  const out: Failure[] = [];
+  for (const item of items) {
+    const it = item as { url?: string; error?: { error: string; message: string } };
+    if (it?.error && typeof it.url === 'string') {
+      out.push({ url: it.url, code: it.error.error, error: it.error.message });
+    }
+  }
+  const result = job.result ? (JSON.parse(job.result) as { failures?: unknown }) : null;
+  for (const f of Array.isArray(result?.failures) ? result.failures : []) {
+    const failure = f as { url?: string; error?: string; message?: string };
+    if (typeof failure.url === 'string') {
+      out.push({ url: failure.url, code: failure.error ?? 'upstream_error', error: failure.message ?? '' });
+    }
+  }
+  return out;
+}
+
+/** GET …/errors: the pages that failed (all of them, read in pages). */
+export async function jobErrors(
+  deps: FirecrawlJobDeps,
+  request: FastifyRequest,
+  kinds: readonly string[],
+  jobId: string,
+  itemsHoldFailures: boolean,
+): Promise<{ success: true; [key: string]: unknown }> {
+  const job = await deps.jobs.service.getReadable(principal(request).accountId, jobId, kinds);
+  const items: unknown[] = [];
+  // A batch's failures are among its items (a crawl's are in its result): read them all, in pages.
+  for (let skip: number | null = itemsHoldFailures ? 0 : null; skip !== null; ) {
+    const page = await deps.jobs.items.page(job.id, skip, 1000, POLL_ANSWER_BYTES);
+    items.push(...page.items.filter((item) => (item as { error?: unknown })?.error));
+    skip = page.nextSkip;
+  }
+  const timestamp = new Date(job.completed_at ?? job.created_at).toISOString();
+  const errors = failuresOf(job, items).map((f, i) => ({ id: `${job.id}-${i}`, timestamp, ...f }));
+  return { success: true, errors, robotsBlocked: [] };
+}
+
+/** DELETE: our cancel, answered as Firecrawl answers it. */
+export async function cancelJob(
+  deps: FirecrawlJobDeps,
+  request: FastifyRequest,
+  kinds: readonly string[],
+  jobId: string,
+): Promise<{ success: true; [key: string]: unknown }> {
+  const { accountId } = principal(request);
+  await deps.jobs.service.getReadable(accountId, jobId, kinds); // another kind's job is a 404 here
+  await deps.jobs.service.cancel(accountId, jobId);
+  return { success: true, status: 'cancelled' };
+}

@@ -1,0 +1,258 @@
+// Firecrawl's v2 crawl and batch scrape over our crawl and batch_scrape jobs: start, status (paged
+// with `next`), cancel, errors, and the active crawls.
+import { Type } from '@sinclair/typebox';
+import { invalid } from '../errors.js';
+import type { HttpContext } from '../http/context.js';
+import { principal } from '../http/plugins/auth.js';
+import type { RoutePlugin } from '../http/typed.js';
+import { BATCH_SCRAPE_KIND, BatchScrapeBody, batchScrapeInput } from '../sources/web/batch-scrape-job.js';
+import { CRAWL_KIND, CrawlBody, crawlInput } from '../sources/web/crawl-job.js';
+import { storedScrapeRequest } from '../sources/web/scrape-options.js';
+import { checked } from './checked.js';
+import { FirecrawlScrapeOptions, type FirecrawlScrapeOptionsInput, toScrapeOptions } from './document.js';
+import { firecrawlErrors as errors } from './errors.js';
+import { cancelJob, type FirecrawlJobDeps, jobErrors, jobStatus, submitJob } from './jobs.js';
+import { FIRECRAWL_TAG } from './paths.js';
+
+export type FirecrawlJobRouteDeps = FirecrawlJobDeps & Pick<HttpContext, 'web'>;
+
+const Answer = Type.Object({ success: Type.Boolean() }, { additionalProperties: true });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const SkipQuery = Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0 })) });
+const Webhook = Type.Union([
+  Type.String({ maxLength: 2048 }),
+  Type.Object({ url: Type.String({ maxLength: 2048 }) }),
+]);
+const Ignored = { integration: Type.Optional(Type.String()), origin: Type.Optional(Type.String()) };
+
+const FirecrawlCrawlBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 4096 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxDiscoveryDepth: Type.Optional(Type.Integer({ minimum: 0 })),
+    includePaths: Type.Optional(Type.Array(Type.String())),
+    excludePaths: Type.Optional(Type.Array(Type.String())),
+    sitemap: Type.Optional(Type.Union([Type.Literal('include'), Type.Literal('skip'), Type.Literal('only')])),
+    ignoreQueryParameters: Type.Optional(Type.Boolean()),
+    deduplicateSimilarURLs: Type.Optional(Type.Boolean()),
+    crawlEntireDomain: Type.Optional(Type.Boolean()),
+    allowExternalLinks: Type.Optional(Type.Boolean()),
+    allowSubdomains: Type.Optional(Type.Boolean()),
+    delay: Type.Optional(Type.Number({ minimum: 0 })),
+    maxConcurrency: Type.Optional(Type.Integer({ minimum: 1 })),
+    regexOnFullURL: Type.Optional(Type.Boolean()),
+    prompt: Type.Optional(Type.String()),
+    robotsUserAgent: Type.Optional(Type.String()),
+    webhook: Type.Optional(Webhook),
+    scrapeOptions: Type.Optional(FirecrawlScrapeOptions),
+    zeroDataRetention: Type.Optional(Type.Boolean()),
+    ...Ignored,
+  },
+  { additionalProperties: false },
+);
+
+const FirecrawlBatchBody = Type.Composite(
+  [
+    Type.Object({
+      urls: Type.Array(Type.String(), { minItems: 1 }),
+      webhook: Type.Optional(Webhook),
+      ignoreInvalidURLs: Type.Optional(Type.Boolean()),
+      maxConcurrency: Type.Optional(Type.Integer({ minimum: 1 })),
+      appendToId: Type.Optional(Type.String()),
+    }),
+    FirecrawlScrapeOptions,
+  ],
+  { additionalProperties: false },
+);
+
+/** Our scrape options for a Firecrawl job: Markdown unless it asks for other formats. */
+const jobScrapeOptions = (options: FirecrawlScrapeOptionsInput | undefined, at: string) =>
+  toScrapeOptions(options ?? {}, at);
+
+export const firecrawlV2JobRoutes: RoutePlugin<FirecrawlJobRouteDeps> = async (app, deps) => {
+  const named = (operationId: string, summary: string) => ({ tags: [FIRECRAWL_TAG], operationId, summary });
+  const crawlKinds = [CRAWL_KIND];
+  const batchKinds = [BATCH_SCRAPE_KIND];
+
+  app.post(
+    '/v2/crawl',
+    {
+      schema: {
+        ...named('firecrawlCrawl', "Firecrawl's crawl: a crawl job over our crawler"),
+        body: FirecrawlCrawlBody,
+        response: { 200: Answer, ...errors(400, 401, 402, 429) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      if (b.prompt)
+        throw invalid('prompt', 'crawl options from a prompt are not offered by Unfurl: set them');
+      if (b.allowExternalLinks)
+        throw invalid('allowExternalLinks', 'Unfurl crawls one site (allowSubdomains widens it)');
+      if (b.regexOnFullURL)
+        throw invalid('regexOnFullURL', 'Unfurl matches includePaths/excludePaths on the path');
+      const body = checked(CrawlBody, {
+        url: b.url,
+        ...(b.limit !== undefined && { limit: b.limit }),
+        ...(b.maxDiscoveryDepth !== undefined && { maxDepth: b.maxDiscoveryDepth }),
+        ...(b.includePaths && { includePaths: b.includePaths }),
+        ...(b.excludePaths && { excludePaths: b.excludePaths }),
+        // Firecrawl reads the sitemap unless told not to.
+        sitemap: b.sitemap ?? 'include',
+        ...(b.ignoreQueryParameters !== undefined && { ignoreQueryParameters: b.ignoreQueryParameters }),
+        ...(b.deduplicateSimilarURLs !== undefined && { deduplicateSimilarURLs: b.deduplicateSimilarURLs }),
+        ...(b.crawlEntireDomain !== undefined && { crawlEntireDomain: b.crawlEntireDomain }),
+        ...(b.allowSubdomains !== undefined && { allowSubdomains: b.allowSubdomains }),
+        ...(b.delay !== undefined && { delay: b.delay }),
+        ...(b.maxConcurrency !== undefined && { maxConcurrency: b.maxConcurrency }),
+        scrapeOptions: jobScrapeOptions(b.scrapeOptions, 'scrapeOptions.'),
+      });
+      const input = crawlInput(body, deps.fetcher, { maxConcurrency: deps.config.crawl.concurrency });
+      deps.web.documents.requireModelFor(storedScrapeRequest(input.scrapeOptions ?? {}));
+      const id = await submitJob(deps, request, reply, CRAWL_KIND, input, b.webhook);
+      return { success: true, id, url: `${deps.config.publicUrl}/v2/crawl/${id}` };
+    },
+  );
+
+  app.get(
+    '/v2/crawl/active',
+    {
+      schema: {
+        ...named('firecrawlActiveCrawls', "The caller's crawls that are queued or running"),
+        response: { 200: Answer, ...errors(401, 429) },
+      },
+    },
+    async (request) => {
+      const { accountId } = principal(request);
+      const crawls = [];
+      for (const status of ['active', 'queued'] as const) {
+        const { rows } = await deps.jobs.service.list(accountId, { status, limit: 100, offset: 0 });
+        for (const job of rows) {
+          if (job.kind !== CRAWL_KIND) continue;
+          crawls.push({ id: job.id, teamId: accountId, url: String(job.input_url ?? ''), options: null });
+        }
+      }
+      return { success: true, crawls };
+    },
+  );
+
+  app.get(
+    '/v2/crawl/:id',
+    {
+      schema: {
+        ...named(
+          'firecrawlCrawlStatus',
+          "A crawl's status and pages from ?skip=, with `next` while more remain",
+        ),
+        params: IdParams,
+        querystring: SkipQuery,
+        response: { 200: Answer, ...errors(401, 404, 429) },
+      },
+    },
+    async (request) =>
+      jobStatus(
+        deps,
+        request,
+        crawlKinds,
+        request.params.id,
+        request.query.skip ?? 0,
+        `/v2/crawl/${request.params.id}`,
+      ),
+  );
+
+  app.delete(
+    '/v2/crawl/:id',
+    {
+      schema: {
+        ...named('firecrawlCrawlCancel', 'Cancel a crawl (the pages it has are kept, billed)'),
+        params: IdParams,
+        response: { 200: Answer, ...errors(401, 404, 409, 429) },
+      },
+    },
+    async (request) => cancelJob(deps, request, crawlKinds, request.params.id),
+  );
+
+  app.get(
+    '/v2/crawl/:id/errors',
+    {
+      schema: {
+        ...named('firecrawlCrawlErrors', "A crawl's pages that failed"),
+        params: IdParams,
+        response: { 200: Answer, ...errors(401, 404, 429) },
+      },
+    },
+    async (request) => jobErrors(deps, request, crawlKinds, request.params.id, false),
+  );
+
+  app.post(
+    '/v2/batch/scrape',
+    {
+      schema: {
+        ...named('firecrawlBatchScrape', "Firecrawl's batch scrape: a batch_scrape job"),
+        body: FirecrawlBatchBody,
+        response: { 200: Answer, ...errors(400, 401, 402, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { urls, webhook, ignoreInvalidURLs, maxConcurrency: _, appendToId, ...options } = request.body;
+      if (appendToId) throw invalid('appendToId', 'adding pages to a running batch is not offered by Unfurl');
+      const body = checked(BatchScrapeBody, { urls, scrapeOptions: jobScrapeOptions(options, '') });
+      const input = batchScrapeInput(body, (url, param) => deps.fetcher.checkUrl(url, param));
+      deps.web.documents.requireModelFor(storedScrapeRequest(input.scrapeOptions ?? {}));
+      const invalidURLs = Object.keys(input.skipped).map((i) => urls[Number(i)]!);
+      if (invalidURLs.length > 0 && ignoreInvalidURLs === false) {
+        throw invalid(
+          `urls[${Object.keys(input.skipped)[0]}]`,
+          input.skipped[Object.keys(input.skipped)[0]!]!,
+        );
+      }
+      const id = await submitJob(deps, request, reply, BATCH_SCRAPE_KIND, input, webhook);
+      return { success: true, id, url: `${deps.config.publicUrl}/v2/batch/scrape/${id}`, invalidURLs };
+    },
+  );
+
+  app.get(
+    '/v2/batch/scrape/:id',
+    {
+      schema: {
+        ...named('firecrawlBatchScrapeStatus', "A batch scrape's status and documents from ?skip="),
+        params: IdParams,
+        querystring: SkipQuery,
+        response: { 200: Answer, ...errors(401, 404, 429) },
+      },
+    },
+    async (request) =>
+      jobStatus(
+        deps,
+        request,
+        batchKinds,
+        request.params.id,
+        request.query.skip ?? 0,
+        `/v2/batch/scrape/${request.params.id}`,
+      ),
+  );
+
+  app.delete(
+    '/v2/batch/scrape/:id',
+    {
+      schema: {
+        ...named('firecrawlBatchScrapeCancel', 'Cancel a batch scrape (the pages it has are kept, billed)'),
+        params: IdParams,
+        response: { 200: Answer, ...errors(401, 404, 409, 429) },
+      },
+    },
+    async (request) => cancelJob(deps, request, batchKinds, request.params.id),
+  );
+
+  app.get(
+    '/v2/batch/scrape/:id/errors',
+    {
+      schema: {
+        ...named('firecrawlBatchScrapeErrors', "A batch scrape's pages that failed, and the URLs it refused"),
+        params: IdParams,
+        response: { 200: Answer, ...errors(401, 404, 429) },
+      },
+    },
+    async (request) => jobErrors(deps, request, batchKinds, request.params.id, true),
+  );
+};
