@@ -7,11 +7,13 @@ import { AppError } from '../errors.js';
 import type { HttpContext } from '../http/context.js';
 import { principal } from '../http/plugins/auth.js';
 import { paid, paidAnswer } from '../http/plugins/billing.js';
+import { runWebSearch } from '../http/routes/web-search.js';
 import type { RoutePlugin } from '../http/typed.js';
 import { maxScrapeExtras, scrapeRequest } from '../sources/web/scrape-options.js';
 import { FirecrawlScrapeOptions, toFirecrawlDocument, toScrapeOptions } from './document.js';
 import { firecrawlErrors as errors } from './errors.js';
 import { FIRECRAWL_TAG } from './paths.js';
+import { FirecrawlSearchBody, searchAsk, searchData } from './search.js';
 
 export type FirecrawlDeps = Pick<
   HttpContext,
@@ -168,6 +170,31 @@ export const firecrawlV2Routes: RoutePlugin<FirecrawlDeps> = async (app, deps) =
           }),
       );
       return { success: true, links: urls.map((url) => ({ url })) };
+    },
+  );
+
+  app.post(
+    '/v2/search',
+    {
+      schema: {
+        ...named(
+          'firecrawlSearch',
+          "Firecrawl's search through the server's SearXNG, results scraped on request",
+        ),
+        body: FirecrawlSearchBody,
+        response: { 200: Answer, ...errors(400, 401, 402, 429, 502, 503) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const ask = searchAsk(body);
+      // Before anything is held: a server without search answers 503, not 402.
+      deps.webSearch.requireConfigured();
+      const scrapeOptions = body.scrapeOptions
+        ? toScrapeOptions(body.scrapeOptions, 'scrapeOptions.')
+        : undefined;
+      const answer = await runWebSearch(deps, request, reply, ask, scrapeOptions);
+      return { success: true, data: searchData(body, answer.results, (doc) => toFirecrawlDocument(doc)) };
     },
   );
 

@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClientTestServer, startClientTestServer } from '../sdk/server.js';
 import { describeWithChromium } from '../support/chromium.js';
 import { accountWithBalance } from '../support/ledger-state.js';
+import { type Loopback, startServer } from '../support/loopback.js';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
 
 let s: ClientTestServer;
 let ai: OpenAiServer;
+let searxng: Loopback;
 let apiKey: string;
 let firecrawl: Firecrawl;
 
@@ -21,8 +23,33 @@ beforeAll(async () => {
       return JSON.stringify({ title: 'Page 3', number: 3 });
     return 'A page of the documentation, number three.';
   };
+  // A stand-in SearXNG answering its JSON API's shape, its results on the loopback site.
+  searxng = await startServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const result = (path: string, title: string, category = 'general') => ({
+      url: `${s.site.url}${path}`,
+      title,
+      content: `Snippet of ${title}`,
+      engine: 'brave',
+      engines: ['brave'],
+      score: 1,
+      category,
+      publishedDate: null,
+    });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        query: url.searchParams.get('q'),
+        results: [result('/docs/p/8', 'Page eight'), result('/docs/p/9', 'Page nine', 'news')],
+        answers: [],
+        corrections: [],
+        infoboxes: [],
+        suggestions: [],
+        unresponsive_engines: [],
+      }),
+    );
+  });
   s = await startClientTestServer(
-    { UNFURL_AI_BASE_URL: ai.baseUrl, UNFURL_AI_API_KEY: 'sk-test-key' },
+    { UNFURL_AI_BASE_URL: ai.baseUrl, UNFURL_AI_API_KEY: 'sk-test-key', UNFURL_SEARXNG_URL: searxng.url },
     { publicUrlIsSelf: true },
   );
   let accountId: string;
@@ -33,6 +60,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.close();
   await ai?.close();
+  await searxng?.close();
 });
 
 async function credits(key = apiKey): Promise<number> {
@@ -160,6 +188,27 @@ describe('@mendable/firecrawl-js against Unfurl, apiUrl only', () => {
     const errors = await firecrawl.getBatchScrapeErrors(started.id);
     expect(errors.robotsBlocked).toEqual([]);
     expect(Array.isArray(errors.errors)).toBe(true);
+  });
+
+  it('search through SearXNG: web and news results, each page scraped when asked', async () => {
+    const before = await credits();
+    const plain = await firecrawl.search('documentation pages', { limit: 5 });
+    expect(plain.web).toEqual([
+      { url: `${s.site.url}/docs/p/8`, title: 'Page eight', description: 'Snippet of Page eight' },
+    ]);
+    expect(plain.news).toEqual([
+      { url: `${s.site.url}/docs/p/9`, title: 'Page nine', description: 'Snippet of Page nine' },
+    ]);
+    expect(await credits()).toBe(before - 1);
+    const scraped = await firecrawl.search('documentation pages', {
+      limit: 5,
+      scrapeOptions: { formats: ['markdown'] },
+    });
+    const first = scraped.web?.[0] as { url: string; markdown?: string; metadata?: { statusCode?: number } };
+    expect(first.url).toBe(`${s.site.url}/docs/p/8`);
+    expect(first.markdown).toContain('Text of page number 8');
+    expect(first.metadata?.statusCode).toBe(200);
+    expect(await credits()).toBe(before - 1 - 3); // the search and two pages
   });
 
   it('credit usage answers our balance', async () => {

@@ -1,10 +1,16 @@
 // Web search: POST /v1/web/search, through the operator's SearXNG (UNFURL_SEARXNG_URL), 1 credit a
 // search; without one, 503 naming the setting before anything is held.
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { prices } from '../../billing/prices.js';
 import { invalid } from '../../errors.js';
 import { mcpTool } from '../../mcp/tools.js';
-import { maxScrapeExtras, ScrapeOptionsSchema, scrapeRequest } from '../../sources/web/scrape-options.js';
+import {
+  maxScrapeExtras,
+  type ScrapeOptionsInput,
+  ScrapeOptionsSchema,
+  scrapeRequest,
+} from '../../sources/web/scrape-options.js';
 import {
   SEARCH_CATEGORIES,
   SEARCH_LIMITS,
@@ -127,7 +133,7 @@ export const WebSearchAnswer = Type.Object(
   },
 );
 
-type WebSearchDeps = Pick<HttpContext, 'webSearch' | 'web' | 'charges'>;
+export type WebSearchDeps = Pick<HttpContext, 'webSearch' | 'web' | 'charges'>;
 
 export const webSearchRoutes: RoutePlugin<WebSearchDeps> = async (app, { webSearch, web, charges }) => {
   app.addSchema(WebSearchAnswer);
@@ -176,39 +182,52 @@ export const webSearchRoutes: RoutePlugin<WebSearchDeps> = async (app, { webSear
         categories: body.categories,
         page: body.page,
       };
-      const label = { operation: 'web_search', description: 'Web search' };
-      if (!body.scrapeOptions) {
-        return paid(charges, request, reply, prices.searchPerPage, label, () => webSearch.search(ask));
-      }
-      // Each result's page scraped too: held at the search plus `limit` scrapes at their most,
-      // settled on the search plus the pages scraped (a page that failed costs nothing).
-      const scrapeAsk = scrapeRequest(body.scrapeOptions, 'scrapeOptions.');
-      web.documents.requireModelFor(scrapeAsk);
-      const { accountId } = principal(request);
-      const most = prices.searchPerPage + ask.limit * (prices.syncRequest + maxScrapeExtras(scrapeAsk));
-      const answer = await paid(
-        charges,
-        request,
-        reply,
-        most,
-        label,
-        async () => {
-          const found = await webSearch.search(ask);
-          const scraped = await scrapeResults(found.results, (url) =>
-            web.documents.scrape(url, scrapeAsk, { accountId }),
-          );
-          return { ...found, results: scraped };
-        },
-        (done) =>
-          prices.searchPerPage +
-          done.results.reduce((sum, r) => sum + (r.document ? prices.syncRequest + r.document.extras : 0), 0),
-      );
-      return {
-        ...answer,
-        results: answer.results.map(({ document, ...result }) =>
-          document ? { ...result, document: document.document } : result,
-        ),
-      };
+      return runWebSearch({ webSearch, web, charges }, request, reply, ask, body.scrapeOptions);
     },
   );
 };
+
+/**
+ * A paid search, each result's page scraped too when `scrapeOptions` are given: held at the search
+ * plus `limit` scrapes at their most, settled on the search plus the pages scraped (a page that
+ * failed costs nothing). Our route and Firecrawl's both answer from it.
+ */
+export async function runWebSearch(
+  { webSearch, web, charges }: WebSearchDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ask: SearchAsk,
+  scrapeOptions: Partial<ScrapeOptionsInput> | undefined,
+) {
+  const label = { operation: 'web_search', description: 'Web search' };
+  if (!scrapeOptions) {
+    return paid(charges, request, reply, prices.searchPerPage, label, () => webSearch.search(ask));
+  }
+  const scrapeAsk = scrapeRequest(scrapeOptions, 'scrapeOptions.');
+  web.documents.requireModelFor(scrapeAsk);
+  const { accountId } = principal(request);
+  const most = prices.searchPerPage + ask.limit * (prices.syncRequest + maxScrapeExtras(scrapeAsk));
+  const answer = await paid(
+    charges,
+    request,
+    reply,
+    most,
+    label,
+    async () => {
+      const found = await webSearch.search(ask);
+      const scraped = await scrapeResults(found.results, (url) =>
+        web.documents.scrape(url, scrapeAsk, { accountId }),
+      );
+      return { ...found, results: scraped };
+    },
+    (done) =>
+      prices.searchPerPage +
+      done.results.reduce((sum, r) => sum + (r.document ? prices.syncRequest + r.document.extras : 0), 0),
+  );
+  return {
+    ...answer,
+    results: answer.results.map(({ document, ...result }) =>
+      document ? { ...result, document: document.document } : result,
+    ),
+  };
+}
