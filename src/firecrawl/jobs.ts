@@ -8,6 +8,7 @@ import type { JobRow } from '../jobs/types.js';
 import { POLL_ANSWER_BYTES } from '../jobs/views.js';
 import type { ScrapeDocument } from '../sources/web/documents.js';
 import { toFirecrawlDocument } from './document.js';
+import { mergeExtracts } from './extract.js';
 
 export type FirecrawlJobDeps = Pick<HttpContext, 'jobs' | 'fetcher' | 'charges' | 'config'>;
 
@@ -140,4 +141,37 @@ export async function cancelJob(
   await deps.jobs.service.getReadable(accountId, jobId, kinds); // another kind's job is a 404 here
   await deps.jobs.service.cancel(accountId, jobId);
   return { success: true, status: 'cancelled' };
+}
+
+/** GET /v2/extract/:id: `processing` until the pages are read, then one answer made of theirs. */
+export async function extractStatus(
+  deps: FirecrawlJobDeps,
+  request: FastifyRequest,
+  kinds: readonly string[],
+  jobId: string,
+): Promise<{ success: true; [key: string]: unknown }> {
+  const job = await deps.jobs.service.getReadable(principal(request).accountId, jobId, kinds);
+  const expiresAt =
+    job.result_expires_at !== null ? new Date(job.result_expires_at).toISOString() : undefined;
+  if (job.status === 'queued' || job.status === 'active') {
+    return { success: true, status: 'processing', data: null, ...(expiresAt && { expiresAt }) };
+  }
+  const items: unknown[] = [];
+  for (let skip: number | null = 0; skip !== null; ) {
+    const page = await deps.jobs.items.page(job.id, skip, 1000, POLL_ANSWER_BYTES);
+    items.push(...page.items);
+    skip = page.nextSkip;
+  }
+  const answers = items.map((item) => documentOf(item)?.json).filter((json) => json !== undefined);
+  const failures = failuresOf(job, items);
+  // Nothing read at all: the extract failed, saying why the first page did.
+  const failed = job.status === 'completed' && answers.length === 0;
+  return {
+    success: true,
+    status: failed ? 'failed' : job.status,
+    data: mergeExtracts(answers),
+    ...(failed && { error: failures[0]?.error ?? 'No page could be read' }),
+    ...(job.cost !== null && { creditsUsed: job.cost }),
+    ...(expiresAt && { expiresAt }),
+  };
 }

@@ -11,7 +11,8 @@ import { storedScrapeRequest } from '../sources/web/scrape-options.js';
 import { checked } from './checked.js';
 import { FirecrawlScrapeOptions, type FirecrawlScrapeOptionsInput, toScrapeOptions } from './document.js';
 import { firecrawlErrors as errors } from './errors.js';
-import { cancelJob, type FirecrawlJobDeps, jobErrors, jobStatus, submitJob } from './jobs.js';
+import { extractScrapeOptions, FirecrawlExtractBody } from './extract.js';
+import { cancelJob, extractStatus, type FirecrawlJobDeps, jobErrors, jobStatus, submitJob } from './jobs.js';
 import { FIRECRAWL_TAG } from './paths.js';
 
 export type FirecrawlJobRouteDeps = FirecrawlJobDeps & Pick<HttpContext, 'web'>;
@@ -242,6 +243,44 @@ export const firecrawlV2JobRoutes: RoutePlugin<FirecrawlJobRouteDeps> = async (a
       },
     },
     async (request) => cancelJob(deps, request, batchKinds, request.params.id),
+  );
+
+  app.post(
+    '/v2/extract',
+    {
+      schema: {
+        ...named(
+          'firecrawlExtract',
+          "Firecrawl's extract: JSON from pages by a prompt and/or a schema (a job)",
+        ),
+        body: FirecrawlExtractBody,
+        response: { 200: Answer, ...errors(400, 401, 402, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const body = checked(BatchScrapeBody, { urls: b.urls, scrapeOptions: extractScrapeOptions(b) });
+      const input = batchScrapeInput(body, (url, param) => deps.fetcher.checkUrl(url, param));
+      const skipped = Object.keys(input.skipped);
+      if (skipped.length > 0 && b.ignoreInvalidURLs === false) {
+        throw invalid(`urls[${skipped[0]}]`, input.skipped[skipped[0]!]!);
+      }
+      deps.web.documents.requireModelFor(storedScrapeRequest(input.scrapeOptions ?? {}));
+      const id = await submitJob(deps, request, reply, BATCH_SCRAPE_KIND, input, b.webhook);
+      return { success: true, id, invalidURLs: skipped.map((i) => b.urls[Number(i)]!) };
+    },
+  );
+
+  app.get(
+    '/v2/extract/:id',
+    {
+      schema: {
+        ...named('firecrawlExtractStatus', "An extract's status and, once done, its data"),
+        params: IdParams,
+        response: { 200: Answer, ...errors(401, 404, 429) },
+      },
+    },
+    async (request) => extractStatus(deps, request, batchKinds, request.params.id),
   );
 
   app.get(

@@ -19,8 +19,11 @@ let firecrawl: Firecrawl;
 beforeAll(async () => {
   ai = await startOpenAiServer();
   ai.chat = (call) => {
-    if (call.body.response_format?.type === 'json_schema')
-      return JSON.stringify({ title: 'Page 3', number: 3 });
+    if (call.body.response_format?.type === 'json_schema') {
+      // The page's own number, read from the Markdown the model is given.
+      const n = Number(/page number (\d+)/.exec(JSON.stringify(call.body.messages))?.[1]);
+      return JSON.stringify({ title: `Page ${n}`, number: n, pages: [n] });
+    }
     return 'A page of the documentation, number three.';
   };
   // A stand-in SearXNG answering its JSON API's shape, its results on the loopback site.
@@ -111,7 +114,7 @@ describe('@mendable/firecrawl-js against Unfurl, apiUrl only', () => {
         'summary',
       ],
     });
-    expect(doc.json).toEqual({ title: 'Page 3', number: 3 });
+    expect(doc.json).toEqual({ title: 'Page 3', number: 3, pages: [3] });
     expect(doc.summary).toBe('A page of the documentation, number three.');
     expect(await credits()).toBe(before - 5);
   });
@@ -209,6 +212,28 @@ describe('@mendable/firecrawl-js against Unfurl, apiUrl only', () => {
     expect(first.markdown).toContain('Text of page number 8');
     expect(first.metadata?.statusCode).toBe(200);
     expect(await credits()).toBe(before - 1 - 3); // the search and two pages
+  });
+
+  it('extract with its waiter: one answer from the pages, lists joined', async () => {
+    const before = await credits();
+    const done = await firecrawl.extract({
+      urls: [`${s.site.url}/docs/p/4`, `${s.site.url}/docs/p/5`],
+      prompt: 'The page title, its number, and the numbers of the pages',
+      schema: {
+        type: 'object',
+        properties: { title: { type: 'string' }, number: { type: 'integer' }, pages: { type: 'array' } },
+      },
+      pollInterval: 1,
+      timeout: 60,
+    });
+    expect(done.status).toBe('completed');
+    expect(done.data).toEqual({ title: 'Page 4', number: 4, pages: [4, 5] });
+    expect(await credits()).toBe(before - 7); // the batch, and each page with its json
+    const err = await failure(
+      firecrawl.extract({ urls: [`${s.site.url}/docs/*`], prompt: 'Everything', pollInterval: 1 }),
+    );
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/urls\[0\].*wildcards/);
   });
 
   it('credit usage answers our balance', async () => {
