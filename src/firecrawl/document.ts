@@ -21,6 +21,11 @@ const OUR_FORMATS = new Set([
 ]);
 
 const Loose = Type.Unknown();
+const JsonOptions = Type.Object({
+  prompt: Type.Optional(Type.String()),
+  schema: Type.Optional(Loose),
+  systemPrompt: Type.Optional(Type.String()),
+});
 
 /** Firecrawl's scrape options (v1 and v2 share these names). */
 export const FirecrawlScrapeOptions = Type.Object(
@@ -49,13 +54,9 @@ export const FirecrawlScrapeOptions = Type.Object(
     ),
     parsers: Type.Optional(Type.Array(Loose, { maxItems: 5 })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-    jsonOptions: Type.Optional(
-      Type.Object({
-        prompt: Type.Optional(Type.String()),
-        schema: Type.Optional(Loose),
-        systemPrompt: Loose,
-      }),
-    ),
+    jsonOptions: Type.Optional(JsonOptions),
+    // v1's older name for jsonOptions.
+    extract: Type.Optional(JsonOptions),
     // Accepted and ignored: they tune Firecrawl's own service.
     skipTlsVerification: Type.Optional(Type.Boolean()),
     removeBase64Images: Type.Optional(Type.Boolean()),
@@ -86,7 +87,9 @@ export function toScrapeOptions(input: FirecrawlScrapeOptionsInput, at = ''): Pa
     );
   }
   if (input.formats)
-    out.formats = input.formats.map((f, i) => toFormat(f, `${at}formats[${i}]`, input.jsonOptions));
+    out.formats = input.formats.map((f, i) =>
+      toFormat(f, `${at}formats[${i}]`, input.jsonOptions ?? input.extract),
+    );
   for (const key of [
     'onlyMainContent',
     'includeTags',

@@ -79,7 +79,10 @@ export async function jobStatus(
     total,
     ...(job.cost !== null && { creditsUsed: job.cost }),
     ...(job.result_expires_at !== null && { expiresAt: new Date(job.result_expires_at).toISOString() }),
-    next: page.nextSkip !== null ? `${deps.config.publicUrl}${path}?skip=${page.nextSkip}` : null,
+    // v1's SDK follows `next` for as long as the key is there: it is left out at the end.
+    ...(page.nextSkip !== null
+      ? { next: `${deps.config.publicUrl}${path}?skip=${page.nextSkip}` }
+      : !path.startsWith('/v1/') && { next: null }),
     data: documents.map((d) => toFirecrawlDocument(d)),
   };
 }

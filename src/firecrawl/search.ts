@@ -28,6 +28,8 @@ export const FirecrawlSearchBody = Type.Object(
     includeDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 50 })),
     excludeDomains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 50 })),
     ignoreInvalidURLs: Type.Optional(Type.Boolean()),
+    // v1: a filter string for its own engine (not used).
+    filter: Type.Optional(Type.String({ maxLength: 500 })),
     timeout: Type.Optional(Type.Integer({ minimum: 0 })),
     scrapeOptions: Type.Optional(FirecrawlScrapeOptions),
     integration: Type.Optional(Type.String()),

@@ -31,6 +31,10 @@ const FirecrawlCrawlBody = Type.Object(
     url: Type.String({ minLength: 1, maxLength: 4096 }),
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
     maxDiscoveryDepth: Type.Optional(Type.Integer({ minimum: 0 })),
+    // v1's names: maxDepth, ignoreSitemap, allowBackwardLinks (crawlEntireDomain).
+    maxDepth: Type.Optional(Type.Integer({ minimum: 0 })),
+    ignoreSitemap: Type.Optional(Type.Boolean()),
+    allowBackwardLinks: Type.Optional(Type.Boolean()),
     includePaths: Type.Optional(Type.Array(Type.String())),
     excludePaths: Type.Optional(Type.Array(Type.String())),
     sitemap: Type.Optional(Type.Union([Type.Literal('include'), Type.Literal('skip'), Type.Literal('only')])),
@@ -72,48 +76,17 @@ const jobScrapeOptions = (options: FirecrawlScrapeOptionsInput | undefined, at: 
 
 export const firecrawlV2JobRoutes: RoutePlugin<FirecrawlJobRouteDeps> = async (app, deps) => {
   const named = (operationId: string, summary: string) => ({ tags: [FIRECRAWL_TAG], operationId, summary });
-  const crawlKinds = [CRAWL_KIND];
+  // v1's client sends `content-type: application/json` with a DELETE that has no body: no body it is.
+  app.addHook('onRequest', async (request) => {
+    if (
+      request.method === 'DELETE' &&
+      !request.headers['content-length'] &&
+      !request.headers['transfer-encoding']
+    ) {
+      delete request.headers['content-type'];
+    }
+  });
   const batchKinds = [BATCH_SCRAPE_KIND];
-
-  app.post(
-    '/v2/crawl',
-    {
-      schema: {
-        ...named('firecrawlCrawl', "Firecrawl's crawl: a crawl job over our crawler"),
-        body: FirecrawlCrawlBody,
-        response: { 200: Answer, ...errors(400, 401, 402, 429) },
-      },
-    },
-    async (request, reply) => {
-      const b = request.body;
-      if (b.prompt)
-        throw invalid('prompt', 'crawl options from a prompt are not offered by Unfurl: set them');
-      if (b.allowExternalLinks)
-        throw invalid('allowExternalLinks', 'Unfurl crawls one site (allowSubdomains widens it)');
-      if (b.regexOnFullURL)
-        throw invalid('regexOnFullURL', 'Unfurl matches includePaths/excludePaths on the path');
-      const body = checked(CrawlBody, {
-        url: b.url,
-        ...(b.limit !== undefined && { limit: b.limit }),
-        ...(b.maxDiscoveryDepth !== undefined && { maxDepth: b.maxDiscoveryDepth }),
-        ...(b.includePaths && { includePaths: b.includePaths }),
-        ...(b.excludePaths && { excludePaths: b.excludePaths }),
-        // Firecrawl reads the sitemap unless told not to.
-        sitemap: b.sitemap ?? 'include',
-        ...(b.ignoreQueryParameters !== undefined && { ignoreQueryParameters: b.ignoreQueryParameters }),
-        ...(b.deduplicateSimilarURLs !== undefined && { deduplicateSimilarURLs: b.deduplicateSimilarURLs }),
-        ...(b.crawlEntireDomain !== undefined && { crawlEntireDomain: b.crawlEntireDomain }),
-        ...(b.allowSubdomains !== undefined && { allowSubdomains: b.allowSubdomains }),
-        ...(b.delay !== undefined && { delay: b.delay }),
-        ...(b.maxConcurrency !== undefined && { maxConcurrency: b.maxConcurrency }),
-        scrapeOptions: jobScrapeOptions(b.scrapeOptions, 'scrapeOptions.'),
-      });
-      const input = crawlInput(body, deps.fetcher, { maxConcurrency: deps.config.crawl.concurrency });
-      deps.web.documents.requireModelFor(storedScrapeRequest(input.scrapeOptions ?? {}));
-      const id = await submitJob(deps, request, reply, CRAWL_KIND, input, b.webhook);
-      return { success: true, id, url: `${deps.config.publicUrl}/v2/crawl/${id}` };
-    },
-  );
 
   app.get(
     '/v2/crawl/active',
@@ -135,114 +108,6 @@ export const firecrawlV2JobRoutes: RoutePlugin<FirecrawlJobRouteDeps> = async (a
       }
       return { success: true, crawls };
     },
-  );
-
-  app.get(
-    '/v2/crawl/:id',
-    {
-      schema: {
-        ...named(
-          'firecrawlCrawlStatus',
-          "A crawl's status and pages from ?skip=, with `next` while more remain",
-        ),
-        params: IdParams,
-        querystring: SkipQuery,
-        response: { 200: Answer, ...errors(401, 404, 429) },
-      },
-    },
-    async (request) =>
-      jobStatus(
-        deps,
-        request,
-        crawlKinds,
-        request.params.id,
-        request.query.skip ?? 0,
-        `/v2/crawl/${request.params.id}`,
-      ),
-  );
-
-  app.delete(
-    '/v2/crawl/:id',
-    {
-      schema: {
-        ...named('firecrawlCrawlCancel', 'Cancel a crawl (the pages it has are kept, billed)'),
-        params: IdParams,
-        response: { 200: Answer, ...errors(401, 404, 409, 429) },
-      },
-    },
-    async (request) => cancelJob(deps, request, crawlKinds, request.params.id),
-  );
-
-  app.get(
-    '/v2/crawl/:id/errors',
-    {
-      schema: {
-        ...named('firecrawlCrawlErrors', "A crawl's pages that failed"),
-        params: IdParams,
-        response: { 200: Answer, ...errors(401, 404, 429) },
-      },
-    },
-    async (request) => jobErrors(deps, request, crawlKinds, request.params.id, false),
-  );
-
-  app.post(
-    '/v2/batch/scrape',
-    {
-      schema: {
-        ...named('firecrawlBatchScrape', "Firecrawl's batch scrape: a batch_scrape job"),
-        body: FirecrawlBatchBody,
-        response: { 200: Answer, ...errors(400, 401, 402, 429) },
-      },
-    },
-    async (request, reply) => {
-      const { urls, webhook, ignoreInvalidURLs, maxConcurrency: _, appendToId, ...options } = request.body;
-      if (appendToId) throw invalid('appendToId', 'adding pages to a running batch is not offered by Unfurl');
-      const body = checked(BatchScrapeBody, { urls, scrapeOptions: jobScrapeOptions(options, '') });
-      const input = batchScrapeInput(body, (url, param) => deps.fetcher.checkUrl(url, param));
-      deps.web.documents.requireModelFor(storedScrapeRequest(input.scrapeOptions ?? {}));
-      const invalidURLs = Object.keys(input.skipped).map((i) => urls[Number(i)]!);
-      if (invalidURLs.length > 0 && ignoreInvalidURLs === false) {
-        throw invalid(
-          `urls[${Object.keys(input.skipped)[0]}]`,
-          input.skipped[Object.keys(input.skipped)[0]!]!,
-        );
-      }
-      const id = await submitJob(deps, request, reply, BATCH_SCRAPE_KIND, input, webhook);
-      return { success: true, id, url: `${deps.config.publicUrl}/v2/batch/scrape/${id}`, invalidURLs };
-    },
-  );
-
-  app.get(
-    '/v2/batch/scrape/:id',
-    {
-      schema: {
-        ...named('firecrawlBatchScrapeStatus', "A batch scrape's status and documents from ?skip="),
-        params: IdParams,
-        querystring: SkipQuery,
-        response: { 200: Answer, ...errors(401, 404, 429) },
-      },
-    },
-    async (request) =>
-      jobStatus(
-        deps,
-        request,
-        batchKinds,
-        request.params.id,
-        request.query.skip ?? 0,
-        `/v2/batch/scrape/${request.params.id}`,
-      ),
-  );
-
-  app.delete(
-    '/v2/batch/scrape/:id',
-    {
-      schema: {
-        ...named('firecrawlBatchScrapeCancel', 'Cancel a batch scrape (the pages it has are kept, billed)'),
-        params: IdParams,
-        response: { 200: Answer, ...errors(401, 404, 409, 429) },
-      },
-    },
-    async (request) => cancelJob(deps, request, batchKinds, request.params.id),
   );
 
   app.post(
@@ -283,15 +148,195 @@ export const firecrawlV2JobRoutes: RoutePlugin<FirecrawlJobRouteDeps> = async (a
     async (request) => extractStatus(deps, request, batchKinds, request.params.id),
   );
 
-  app.get(
-    '/v2/batch/scrape/:id/errors',
-    {
-      schema: {
-        ...named('firecrawlBatchScrapeErrors', "A batch scrape's pages that failed, and the URLs it refused"),
-        params: IdParams,
-        response: { 200: Answer, ...errors(401, 404, 429) },
+  // v1 and v2 share these routes' shapes; a v1 status leaves `next` out when there is no more (its
+  // SDK follows `next` for as long as the key is there).
+  for (const version of ['v2', 'v1'] as const) {
+    const V = version === 'v1' ? 'V1' : '';
+    // v1's client waits for a batch scrape at /v1/crawl/{id} too (its server kept both kinds there).
+    const crawlKinds = version === 'v1' ? [CRAWL_KIND, BATCH_SCRAPE_KIND] : [CRAWL_KIND];
+    app.post(
+      `/${version}/crawl`,
+      {
+        schema: {
+          ...named(`firecrawl${V}Crawl`, "Firecrawl's crawl: a crawl job over our crawler"),
+          body: FirecrawlCrawlBody,
+          response: { 200: Answer, ...errors(400, 401, 402, 429) },
+        },
       },
-    },
-    async (request) => jobErrors(deps, request, batchKinds, request.params.id, true),
-  );
+      async (request, reply) => {
+        const b = request.body;
+        if (b.prompt)
+          throw invalid('prompt', 'crawl options from a prompt are not offered by Unfurl: set them');
+        if (b.allowExternalLinks)
+          throw invalid('allowExternalLinks', 'Unfurl crawls one site (allowSubdomains widens it)');
+        if (b.regexOnFullURL)
+          throw invalid('regexOnFullURL', 'Unfurl matches includePaths/excludePaths on the path');
+        const body = checked(CrawlBody, {
+          url: b.url,
+          ...(b.limit !== undefined && { limit: b.limit }),
+          ...((b.maxDiscoveryDepth ?? b.maxDepth) !== undefined && {
+            maxDepth: b.maxDiscoveryDepth ?? b.maxDepth,
+          }),
+          ...(b.includePaths && { includePaths: b.includePaths }),
+          ...(b.excludePaths && { excludePaths: b.excludePaths }),
+          // Firecrawl reads the sitemap unless told not to.
+          sitemap: b.sitemap ?? (b.ignoreSitemap ? 'skip' : 'include'),
+          ...(b.ignoreQueryParameters !== undefined && { ignoreQueryParameters: b.ignoreQueryParameters }),
+          ...(b.deduplicateSimilarURLs !== undefined && { deduplicateSimilarURLs: b.deduplicateSimilarURLs }),
+          ...((b.crawlEntireDomain ?? b.allowBackwardLinks) !== undefined && {
+            crawlEntireDomain: b.crawlEntireDomain ?? b.allowBackwardLinks,
+          }),
+          ...(b.allowSubdomains !== undefined && { allowSubdomains: b.allowSubdomains }),
+          ...(b.delay !== undefined && { delay: b.delay }),
+          ...(b.maxConcurrency !== undefined && { maxConcurrency: b.maxConcurrency }),
+          scrapeOptions: jobScrapeOptions(b.scrapeOptions, 'scrapeOptions.'),
+        });
+        const input = crawlInput(body, deps.fetcher, { maxConcurrency: deps.config.crawl.concurrency });
+        deps.web.documents.requireModelFor(storedScrapeRequest(input.scrapeOptions ?? {}));
+        const id = await submitJob(deps, request, reply, CRAWL_KIND, input, b.webhook);
+        return { success: true, id, url: `${deps.config.publicUrl}/${version}/crawl/${id}` };
+      },
+    );
+
+    app.get(
+      `/${version}/crawl/:id`,
+      {
+        schema: {
+          ...named(
+            'firecrawlCrawlStatus',
+            "A crawl's status and pages from ?skip=, with `next` while more remain",
+          ),
+          params: IdParams,
+          querystring: SkipQuery,
+          response: { 200: Answer, ...errors(401, 404, 429) },
+        },
+      },
+      async (request) =>
+        jobStatus(
+          deps,
+          request,
+          crawlKinds,
+          request.params.id,
+          request.query.skip ?? 0,
+          `/${version}/crawl/${request.params.id}`,
+        ),
+    );
+
+    app.delete(
+      `/${version}/crawl/:id`,
+      {
+        schema: {
+          ...named(`firecrawl${V}CrawlCancel`, 'Cancel a crawl (the pages it has are kept, billed)'),
+          params: IdParams,
+          response: { 200: Answer, ...errors(401, 404, 409, 429) },
+        },
+      },
+      async (request) => cancelJob(deps, request, crawlKinds, request.params.id),
+    );
+
+    app.get(
+      `/${version}/crawl/:id/errors`,
+      {
+        schema: {
+          ...named(`firecrawl${V}CrawlErrors`, "A crawl's pages that failed"),
+          params: IdParams,
+          response: { 200: Answer, ...errors(401, 404, 429) },
+        },
+      },
+      async (request) => jobErrors(deps, request, crawlKinds, request.params.id, false),
+    );
+
+    // v1's SDK asks for a crawl's errors with DELETE.
+    if (version === 'v1') {
+      app.delete(
+        '/v1/crawl/:id/errors',
+        { schema: { tags: [FIRECRAWL_TAG], hide: true, params: IdParams } },
+        async (request) => jobErrors(deps, request, crawlKinds, request.params.id, false),
+      );
+    }
+
+    app.post(
+      `/${version}/batch/scrape`,
+      {
+        schema: {
+          ...named(`firecrawl${V}BatchScrape`, "Firecrawl's batch scrape: a batch_scrape job"),
+          body: FirecrawlBatchBody,
+          response: { 200: Answer, ...errors(400, 401, 402, 429) },
+        },
+      },
+      async (request, reply) => {
+        const { urls, webhook, ignoreInvalidURLs, maxConcurrency: _, appendToId, ...options } = request.body;
+        if (appendToId)
+          throw invalid('appendToId', 'adding pages to a running batch is not offered by Unfurl');
+        const body = checked(BatchScrapeBody, { urls, scrapeOptions: jobScrapeOptions(options, '') });
+        const input = batchScrapeInput(body, (url, param) => deps.fetcher.checkUrl(url, param));
+        deps.web.documents.requireModelFor(storedScrapeRequest(input.scrapeOptions ?? {}));
+        const invalidURLs = Object.keys(input.skipped).map((i) => urls[Number(i)]!);
+        if (invalidURLs.length > 0 && ignoreInvalidURLs === false) {
+          throw invalid(
+            `urls[${Object.keys(input.skipped)[0]}]`,
+            input.skipped[Object.keys(input.skipped)[0]!]!,
+          );
+        }
+        const id = await submitJob(deps, request, reply, BATCH_SCRAPE_KIND, input, webhook);
+        return {
+          success: true,
+          id,
+          url: `${deps.config.publicUrl}/${version}/batch/scrape/${id}`,
+          invalidURLs,
+        };
+      },
+    );
+
+    app.get(
+      `/${version}/batch/scrape/:id`,
+      {
+        schema: {
+          ...named(`firecrawl${V}BatchScrapeStatus`, "A batch scrape's status and documents from ?skip="),
+          params: IdParams,
+          querystring: SkipQuery,
+          response: { 200: Answer, ...errors(401, 404, 429) },
+        },
+      },
+      async (request) =>
+        jobStatus(
+          deps,
+          request,
+          batchKinds,
+          request.params.id,
+          request.query.skip ?? 0,
+          `/${version}/batch/scrape/${request.params.id}`,
+        ),
+    );
+
+    app.delete(
+      `/${version}/batch/scrape/:id`,
+      {
+        schema: {
+          ...named(
+            `firecrawl${V}BatchScrapeCancel`,
+            'Cancel a batch scrape (the pages it has are kept, billed)',
+          ),
+          params: IdParams,
+          response: { 200: Answer, ...errors(401, 404, 409, 429) },
+        },
+      },
+      async (request) => cancelJob(deps, request, batchKinds, request.params.id),
+    );
+
+    app.get(
+      `/${version}/batch/scrape/:id/errors`,
+      {
+        schema: {
+          ...named(
+            `firecrawl${V}BatchScrapeErrors`,
+            "A batch scrape's pages that failed, and the URLs it refused",
+          ),
+          params: IdParams,
+          response: { 200: Answer, ...errors(401, 404, 429) },
+        },
+      },
+      async (request) => jobErrors(deps, request, batchKinds, request.params.id, true),
+    );
+  }
 };

@@ -92,111 +92,132 @@ export const firecrawlV2Routes: RoutePlugin<FirecrawlDeps> = async (app, deps) =
   const { web, fetcher, charges, accounts, usage } = deps;
   const named = (operationId: string, summary: string) => ({ tags: [FIRECRAWL_TAG], operationId, summary });
 
-  app.post(
-    '/v2/scrape',
-    {
-      schema: {
-        ...named('firecrawlScrape', "Firecrawl's scrape: one page in the formats asked for"),
-        body: Type.Composite([Type.Object({ url: PageUrl }), FirecrawlScrapeOptions], {
-          additionalProperties: false,
-        }),
-        response: { 200: Answer, ...errors(400, 401, 402, 413, 429, 502, 503) },
-      },
-    },
-    async (request, reply) => {
-      const { url, ...options } = request.body;
-      fetcher.checkUrl(url, 'url');
-      const ask = scrapeRequest(toScrapeOptions(options));
-      const { accountId } = principal(request);
-      const priced = await paidAnswer(
-        charges,
-        request,
-        reply,
-        prices.syncRequest + maxScrapeExtras(ask),
-        { operation: 'scrape', description: 'Scrape' },
-        () => web.documents.peek(url, ask),
-        () => web.documents.scrape(url, ask, { accountId }),
-        (answer) => prices.syncRequest + answer.extras,
-      );
-      return {
-        success: true,
-        data: toFirecrawlDocument(priced.document, prices.syncRequest + priced.extras),
-      };
-    },
-  );
-
-  app.post(
-    '/v2/map',
-    {
-      schema: {
-        ...named('firecrawlMap', "Firecrawl's map: a site's URLs, ranked by `search` when given"),
-        body: Type.Object(
-          {
-            url: PageUrl,
-            search: Type.Optional(Type.String({ maxLength: 500 })),
-            sitemap: Type.Optional(
-              Type.Union([Type.Literal('include'), Type.Literal('skip'), Type.Literal('only')]),
-            ),
-            includeSubdomains: Type.Optional(Type.Boolean()),
-            ignoreQueryParameters: Type.Optional(Type.Boolean()),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-            timeout: Type.Optional(Type.Integer({ minimum: 0 })),
-            location: Type.Optional(Type.Unknown()),
-            integration: Type.Optional(Type.String()),
-            origin: Type.Optional(Type.String()),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Answer, ...errors(400, 401, 402, 429, 502) },
-      },
-    },
-    async (request, reply) => {
-      const b = request.body;
-      fetcher.checkUrl(b.url, 'url');
-      const { urls } = await paid(
-        charges,
-        request,
-        reply,
-        prices.syncRequest,
-        { operation: 'map', description: 'Map' },
-        () =>
-          web.mapper.map(b.url, {
-            limit: Math.min(b.limit ?? 5000, MAP_LIMIT),
-            sitemap: b.sitemap ?? 'include',
-            search: b.search || undefined,
-            ignoreQueryParameters: b.ignoreQueryParameters ?? true,
-            deduplicateSimilarURLs: true,
-            includeSubdomains: b.includeSubdomains,
+  // v1 and v2 take the same options (v1's json format with jsonOptions) and answer the same document.
+  for (const [version, operationId] of [
+    ['v2', 'firecrawlScrape'],
+    ['v1', 'firecrawlV1Scrape'],
+  ] as const) {
+    app.post(
+      `/${version}/scrape`,
+      {
+        schema: {
+          ...named(operationId, `Firecrawl's ${version} scrape: one page in the formats asked for`),
+          body: Type.Composite([Type.Object({ url: PageUrl }), FirecrawlScrapeOptions], {
+            additionalProperties: false,
           }),
-      );
-      return { success: true, links: urls.map((url) => ({ url })) };
-    },
-  );
-
-  app.post(
-    '/v2/search',
-    {
-      schema: {
-        ...named(
-          'firecrawlSearch',
-          "Firecrawl's search through the server's SearXNG, results scraped on request",
-        ),
-        body: FirecrawlSearchBody,
-        response: { 200: Answer, ...errors(400, 401, 402, 429, 502, 503) },
+          response: { 200: Answer, ...errors(400, 401, 402, 413, 429, 502, 503) },
+        },
       },
-    },
-    async (request, reply) => {
-      const body = request.body;
-      const ask = searchAsk(body);
-      // Before anything is held: a server without search answers 503, not 402.
-      deps.webSearch.requireConfigured();
-      const scrapeOptions = body.scrapeOptions
-        ? toScrapeOptions(body.scrapeOptions, 'scrapeOptions.')
-        : undefined;
-      const answer = await runWebSearch(deps, request, reply, ask, scrapeOptions);
-      return { success: true, data: searchData(body, answer.results, (doc) => toFirecrawlDocument(doc)) };
-    },
-  );
+      async (request, reply) => {
+        const { url, ...options } = request.body;
+        fetcher.checkUrl(url, 'url');
+        const ask = scrapeRequest(toScrapeOptions(options));
+        const { accountId } = principal(request);
+        const priced = await paidAnswer(
+          charges,
+          request,
+          reply,
+          prices.syncRequest + maxScrapeExtras(ask),
+          { operation: 'scrape', description: 'Scrape' },
+          () => web.documents.peek(url, ask),
+          () => web.documents.scrape(url, ask, { accountId }),
+          (answer) => prices.syncRequest + answer.extras,
+        );
+        return {
+          success: true,
+          data: toFirecrawlDocument(priced.document, prices.syncRequest + priced.extras),
+        };
+      },
+    );
+  }
+
+  // v1 answers the links as strings, and names its sitemap choice ignoreSitemap / sitemapOnly.
+  for (const [version, operationId] of [
+    ['v2', 'firecrawlMap'],
+    ['v1', 'firecrawlV1Map'],
+  ] as const) {
+    app.post(
+      `/${version}/map`,
+      {
+        schema: {
+          ...named(operationId, `Firecrawl's ${version} map: a site's URLs, ranked by \`search\` when given`),
+          body: Type.Object(
+            {
+              url: PageUrl,
+              search: Type.Optional(Type.String({ maxLength: 500 })),
+              sitemap: Type.Optional(
+                Type.Union([Type.Literal('include'), Type.Literal('skip'), Type.Literal('only')]),
+              ),
+              includeSubdomains: Type.Optional(Type.Boolean()),
+              ignoreQueryParameters: Type.Optional(Type.Boolean()),
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+              ignoreSitemap: Type.Optional(Type.Boolean()),
+              sitemapOnly: Type.Optional(Type.Boolean()),
+              timeout: Type.Optional(Type.Integer({ minimum: 0 })),
+              location: Type.Optional(Type.Unknown()),
+              integration: Type.Optional(Type.String()),
+              origin: Type.Optional(Type.String()),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: Answer, ...errors(400, 401, 402, 429, 502) },
+        },
+      },
+      async (request, reply) => {
+        const b = request.body;
+        fetcher.checkUrl(b.url, 'url');
+        const { urls } = await paid(
+          charges,
+          request,
+          reply,
+          prices.syncRequest,
+          { operation: 'map', description: 'Map' },
+          () =>
+            web.mapper.map(b.url, {
+              limit: Math.min(b.limit ?? 5000, MAP_LIMIT),
+              sitemap: b.sitemap ?? (b.sitemapOnly ? 'only' : b.ignoreSitemap ? 'skip' : 'include'),
+              search: b.search || undefined,
+              ignoreQueryParameters: b.ignoreQueryParameters ?? true,
+              deduplicateSimilarURLs: true,
+              includeSubdomains: b.includeSubdomains,
+            }),
+        );
+        return { success: true, links: version === 'v1' ? urls : urls.map((url) => ({ url })) };
+      },
+    );
+  }
+
+  // v1 answers one list of results; v2 answers them by kind (web, news, images).
+  for (const [version, operationId] of [
+    ['v2', 'firecrawlSearch'],
+    ['v1', 'firecrawlV1Search'],
+  ] as const) {
+    app.post(
+      `/${version}/search`,
+      {
+        schema: {
+          ...named(
+            operationId,
+            `Firecrawl's ${version} search through the server's SearXNG, results scraped on request`,
+          ),
+          body: FirecrawlSearchBody,
+          response: { 200: Answer, ...errors(400, 401, 402, 429, 502, 503) },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const ask = searchAsk(body);
+        // Before anything is held: a server without search answers 503, not 402.
+        deps.webSearch.requireConfigured();
+        // v1's SDK sends scrapeOptions with no formats when it wants no pages scraped.
+        const scrape = body.scrapeOptions?.formats?.length === 0 ? undefined : body.scrapeOptions;
+        const scrapeOptions = scrape ? toScrapeOptions(scrape, 'scrapeOptions.') : undefined;
+        const answer = await runWebSearch(deps, request, reply, ask, scrapeOptions);
+        const lists = searchData(body, answer.results, (doc) => toFirecrawlDocument(doc));
+        return { success: true, data: version === 'v1' ? Object.values(lists).flat() : lists };
+      },
+    );
+  }
 
   app.get(
     '/v2/team/credit-usage',
