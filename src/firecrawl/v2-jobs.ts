@@ -250,7 +250,16 @@ export const firecrawlV2JobRoutes: RoutePlugin<FirecrawlJobRouteDeps> = async (a
     if (version === 'v1') {
       app.delete(
         '/v1/crawl/:id/errors',
-        { schema: { tags: [FIRECRAWL_TAG], hide: true, params: IdParams } },
+        {
+          schema: {
+            ...named(
+              'firecrawlV1CrawlErrorsByDelete',
+              "A crawl's pages that failed (v1's client asks with DELETE)",
+            ),
+            params: IdParams,
+            response: { 200: Answer, ...errors(401, 404, 429) },
+          },
+        },
         async (request) => jobErrors(deps, request, crawlKinds, request.params.id, false),
       );
     }
