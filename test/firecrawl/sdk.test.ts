@@ -2,13 +2,16 @@
 // a loopback socket with only `apiUrl` set and an Unfurl API key as its key: scrape in each format,
 // map, credit usage, the features Unfurl does not have, and its error handling. The outside world is
 // a loopback site and a stand-in AI provider speaking OpenAI's protocol.
+import type { AddressInfo } from 'node:net';
 import Firecrawl from '@mendable/firecrawl-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClientTestServer, startClientTestServer } from '../sdk/server.js';
+import { createTestApp } from '../support/app.js';
 import { describeWithChromium } from '../support/chromium.js';
 import { accountWithBalance } from '../support/ledger-state.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
+import { closeTestApp } from '../support/teardown.js';
 
 let s: ClientTestServer;
 let ai: OpenAiServer;
@@ -271,5 +274,28 @@ describeWithChromium('@mendable/firecrawl-js: rendered formats', () => {
     const file = await s.t.call(apiKey, { method: 'GET', url: new URL(doc.screenshot!).pathname });
     expect(file.statusCode).toBe(200);
     expect(file.headers['content-type']).toBe('image/png');
+  });
+});
+
+describe('@mendable/firecrawl-js: rate limits', () => {
+  it('a key past its rate is a 429 the SDK reports, with Retry-After', async () => {
+    const t = await createTestApp({ UNFURL_RATE_LIMIT_BURST: '2', UNFURL_RATE_LIMIT_RPS: '0.01' });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+      const { apiKey: key } = await t.register();
+      const limited = new Firecrawl({ apiKey: key, apiUrl: url, maxRetries: 1 });
+      await limited.getCreditUsage();
+      await limited.getCreditUsage();
+      const err = await failure(limited.getCreditUsage());
+      expect(err.status).toBe(429);
+      expect(err.code).toBe('rate_limited');
+      const raw = await fetch(`${url}/v2/team/credit-usage`, { headers: { authorization: `Bearer ${key}` } });
+      expect(raw.status).toBe(429);
+      expect(Number(raw.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await raw.json()).toMatchObject({ success: false, code: 'rate_limited' });
+    } finally {
+      await closeTestApp(t);
+    }
   });
 });
