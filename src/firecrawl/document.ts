@@ -31,12 +31,15 @@ const JsonOptions = Type.Object({
 export const FirecrawlScrapeOptions = Type.Object(
   {
     formats: Type.Optional(
-      Type.Array(Type.Union([Type.String(), Type.Object({ type: Type.String() })]), {
-        maxItems: 20,
-        description:
-          'markdown, html, rawHtml, links, images, screenshot (or {type:"screenshot", fullPage}), json ' +
-          '({type:"json", schema, prompt}), summary; v1 also "screenshot@fullPage" and jsonOptions',
-      }),
+      Type.Array(
+        Type.Union([Type.String(), Type.Object({ type: Type.String() }, { additionalProperties: true })]),
+        {
+          maxItems: 20,
+          description:
+            'markdown, html, rawHtml, links, images, screenshot (or {type:"screenshot", fullPage}), json ' +
+            '({type:"json", schema, prompt}), summary; v1 also "screenshot@fullPage" and jsonOptions',
+        },
+      ),
     ),
     onlyMainContent: Type.Optional(Type.Boolean()),
     includeTags: Type.Optional(Type.Array(Type.String())),
