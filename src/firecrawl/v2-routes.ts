@@ -41,7 +41,7 @@ const UNSUPPORTED: { method: 'GET' | 'POST' | 'DELETE' | 'PATCH'; path: string; 
   { method: 'DELETE', path: '/v2/scrape/*', feature: 'interacting with a scrape after it ended' },
   { method: 'POST', path: '/v2/parse', feature: 'parsing uploaded files' },
   { method: 'POST', path: '/v2/search/developer', feature: "Firecrawl's developer search" },
-  { method: 'GET', path: '/v2/search/research/*', feature: "Firecrawl's research search" },
+  { method: 'GET', path: '/v2/search/*', feature: "Firecrawl's paper and research search" },
   { method: 'POST', path: '/v2/search/*', feature: 'search feedback' },
   { method: 'POST', path: '/v2/feedback', feature: 'feedback' },
   { method: 'POST', path: '/v2/crawl/params-preview', feature: 'crawl parameters from a prompt' },

@@ -158,6 +158,7 @@ export async function buildApp(ctx: HttpContext, options: BuildOptions = {}): Pr
   registerQueryGuard(app);
   registerPageHeaders(app);
   registerRequestObservability(app);
+  (await import('./supadata-shape.js')).registerSupadataShape(app); // answers in the shapes Supadata's SDKs read
 
   await app.register(swagger, {
     openapi: {

@@ -160,6 +160,13 @@ export const youtubeListRoutes: RoutePlugin<Pick<HttpContext, 'youtube' | 'charg
         querystring: Type.Object({
           id: Ref('A playlist id or any URL with list='),
           limit: Limit(100, 'ids in all'),
+          // Supadata's Python SDK 1.6.0 always sends one (the text of Python's `type`): refusing it would fail every call.
+          type: Type.Optional(
+            Type.String({
+              maxLength: 100,
+              description: 'Accepted and ignored (a playlist has no tabs); Supadata SDKs send it',
+            }),
+          ),
         }),
         response: { 200: Type.Ref('VideoIdLists'), ...listErrors },
       },
