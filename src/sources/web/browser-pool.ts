@@ -246,6 +246,8 @@ export class BrowserPool {
     opts: RenderOptions,
     limitMs: number,
   ): Promise<RenderedPage> {
+    // A caller that gave up while the browser was launching: no tab is opened for it.
+    if (opts.signal?.aborted) throw opts.signal.reason;
     // Ends the page's fetches still in flight (long polls) when the render is over, however it ends.
     const finished = new AbortController();
     const fetchSignal = AbortSignal.any([signal, finished.signal]);
