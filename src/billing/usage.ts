@@ -193,3 +193,10 @@ export class CreditHistory {
     };
   }
 }
+
+/** This month in UTC, the period credits are reported for: its start (ms and ISO) and the next's. */
+export function thisMonth(now = new Date()): { startMs: number; start: string; end: string } {
+  const startMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  const end = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  return { startMs, start: new Date(startMs).toISOString(), end: new Date(end).toISOString() };
+}

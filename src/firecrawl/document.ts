@@ -6,19 +6,10 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
 import type { ScrapeDocument } from '../sources/web/documents.js';
-import type { ScrapeOptionsInput } from '../sources/web/scrape-options.js';
+import { FORMAT_NAMES, type ScrapeOptionsInput } from '../sources/web/scrape-options.js';
 
 /** The formats we make, as Firecrawl names them. */
-const OUR_FORMATS = new Set([
-  'markdown',
-  'html',
-  'rawHtml',
-  'links',
-  'images',
-  'screenshot',
-  'json',
-  'summary',
-]);
+const OUR_FORMATS = new Set<string>(FORMAT_NAMES.filter((name) => name !== 'screenshot@fullPage'));
 
 const Loose = Type.Unknown();
 const JsonOptions = Type.Object({

@@ -4,8 +4,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpContext } from '../http/context.js';
 import { principal } from '../http/plugins/auth.js';
+import { jobCreditHeaders } from '../http/plugins/billing.js';
 import type { JobRow } from '../jobs/types.js';
-import { POLL_ANSWER_BYTES } from '../jobs/views.js';
+import { POLL_ANSWER_BYTES, storedResult } from '../jobs/views.js';
+import { crawlStatus } from '../sources/web/crawl-poll.js';
 import type { ScrapeDocument } from '../sources/web/documents.js';
 import { toFirecrawlDocument } from './document.js';
 import { mergeExtracts } from './extract.js';
@@ -37,15 +39,9 @@ export async function submitJob(
   const webhookUrl = webhookUrlOf(webhook);
   if (webhookUrl !== undefined) await deps.fetcher.checkResolvedUrl(webhookUrl, 'webhook');
   const accepted = await deps.jobs.service.submit({ accountId, kind, input, webhookUrl: webhookUrl ?? null });
-  const credits = await deps.charges.ofJob(accountId, accepted);
-  reply.header('X-Credits-Charged', '0');
-  reply.header('X-Credits-Held', String(credits.held));
-  reply.header('X-Credits-Remaining', String(credits.remaining));
+  jobCreditHeaders(reply, await deps.charges.ofJob(accountId, accepted));
   return accepted.jobId;
 }
-
-const firecrawlStatus = (job: JobRow) =>
-  job.status === 'queued' || job.status === 'active' ? 'scraping' : job.status;
 
 /** A stored item as the document it holds (a batch's failures hold none). */
 function documentOf(item: unknown): ScrapeDocument | null {
@@ -74,7 +70,7 @@ export async function jobStatus(
   const total = Array.isArray(urls) ? urls.length : page.total + failuresOf(job, []).length;
   return {
     success: true,
-    status: firecrawlStatus(job),
+    status: crawlStatus(job),
     completed: page.total,
     total,
     ...(job.cost !== null && { creditsUsed: job.cost }),
@@ -102,7 +98,7 @@ function failuresOf(job: JobRow, items: unknown[]): Failure[] {
       out.push({ url: it.url, code: it.error.error, error: it.error.message });
     }
   }
-  const result = job.result ? (JSON.parse(job.result) as { failures?: unknown }) : null;
+  const result = storedResult(job) as { failures?: unknown } | null;
   for (const f of Array.isArray(result?.failures) ? result.failures : []) {
     const failure = f as { url?: string; error?: string; message?: string };
     if (typeof failure.url === 'string') {
@@ -110,6 +106,17 @@ function failuresOf(job: JobRow, items: unknown[]): Failure[] {
     }
   }
   return out;
+}
+
+/** Every item of a job, read in pages (a batch has at most 1,000). */
+async function allItems(deps: FirecrawlJobDeps, job: JobRow): Promise<unknown[]> {
+  const items: unknown[] = [];
+  for (let skip: number | null = 0; skip !== null; ) {
+    const page = await deps.jobs.items.page(job.id, skip, 1000, POLL_ANSWER_BYTES);
+    items.push(...page.items);
+    skip = page.nextSkip;
+  }
+  return items;
 }
 
 /** GET …/errors: the pages that failed (all of them, read in pages). */
@@ -121,13 +128,10 @@ export async function jobErrors(
   itemsHoldFailures: boolean,
 ): Promise<{ success: true; [key: string]: unknown }> {
   const job = await deps.jobs.service.getReadable(principal(request).accountId, jobId, kinds);
-  const items: unknown[] = [];
-  // A batch's failures are among its items (a crawl's are in its result): read them all, in pages.
-  for (let skip: number | null = itemsHoldFailures ? 0 : null; skip !== null; ) {
-    const page = await deps.jobs.items.page(job.id, skip, 1000, POLL_ANSWER_BYTES);
-    items.push(...page.items.filter((item) => (item as { error?: unknown })?.error));
-    skip = page.nextSkip;
-  }
+  // A batch's failures are among its items (a crawl's are in its result).
+  const items = itemsHoldFailures
+    ? (await allItems(deps, job)).filter((item) => (item as { error?: unknown })?.error)
+    : [];
   const timestamp = new Date(job.completed_at ?? job.created_at).toISOString();
   const errors = failuresOf(job, items).map((f, i) => ({ id: `${job.id}-${i}`, timestamp, ...f }));
   return { success: true, errors, robotsBlocked: [] };
@@ -159,12 +163,7 @@ export async function extractStatus(
   if (job.status === 'queued' || job.status === 'active') {
     return { success: true, status: 'processing', data: null, ...(expiresAt && { expiresAt }) };
   }
-  const items: unknown[] = [];
-  for (let skip: number | null = 0; skip !== null; ) {
-    const page = await deps.jobs.items.page(job.id, skip, 1000, POLL_ANSWER_BYTES);
-    items.push(...page.items);
-    skip = page.nextSkip;
-  }
+  const items = await allItems(deps, job);
   const answers = items.map((item) => documentOf(item)?.json).filter((json) => json !== undefined);
   const failures = failuresOf(job, items);
   // Nothing read at all: the extract failed, saying why the first page did.

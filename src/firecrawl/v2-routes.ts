@@ -3,13 +3,15 @@
 // ({success, data}; errors {success: false, error}, see plugins/errors.ts).
 import { Type } from '@sinclair/typebox';
 import { prices } from '../billing/prices.js';
+import { thisMonth } from '../billing/usage.js';
 import { AppError } from '../errors.js';
 import type { HttpContext } from '../http/context.js';
 import { principal } from '../http/plugins/auth.js';
-import { paid, paidAnswer } from '../http/plugins/billing.js';
+import { paid } from '../http/plugins/billing.js';
+import { paidScrape } from '../http/routes/web.js';
 import { runWebSearch } from '../http/routes/web-search.js';
 import type { RoutePlugin } from '../http/typed.js';
-import { maxScrapeExtras, scrapeRequest } from '../sources/web/scrape-options.js';
+import { scrapeRequest } from '../sources/web/scrape-options.js';
 import { FirecrawlScrapeOptions, toFirecrawlDocument, toScrapeOptions } from './document.js';
 import { firecrawlErrors as errors } from './errors.js';
 import { FIRECRAWL_TAG } from './paths.js';
@@ -81,13 +83,6 @@ const UNSUPPORTED: { method: 'GET' | 'POST' | 'DELETE' | 'PATCH'; path: string; 
   { method: 'GET', path: '/v2/concurrency-check', feature: 'the concurrency check' },
 ];
 
-/** The ISO dates of this month's start and the next's (UTC): the period credits are reported for. */
-function thisMonth(now = new Date()): { start: string; end: string; startMs: number } {
-  const startMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-  const end = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-  return { start: new Date(startMs).toISOString(), end: new Date(end).toISOString(), startMs };
-}
-
 export const firecrawlV2Routes: RoutePlugin<FirecrawlDeps> = async (app, deps) => {
   const { web, fetcher, charges, accounts, usage } = deps;
   const named = (operationId: string, summary: string) => ({ tags: [FIRECRAWL_TAG], operationId, summary });
@@ -111,18 +106,7 @@ export const firecrawlV2Routes: RoutePlugin<FirecrawlDeps> = async (app, deps) =
       async (request, reply) => {
         const { url, ...options } = request.body;
         fetcher.checkUrl(url, 'url');
-        const ask = scrapeRequest(toScrapeOptions(options));
-        const { accountId } = principal(request);
-        const priced = await paidAnswer(
-          charges,
-          request,
-          reply,
-          prices.syncRequest + maxScrapeExtras(ask),
-          { operation: 'scrape', description: 'Scrape' },
-          () => web.documents.peek(url, ask),
-          () => web.documents.scrape(url, ask, { accountId }),
-          (answer) => prices.syncRequest + answer.extras,
-        );
+        const priced = await paidScrape(deps, request, reply, url, scrapeRequest(toScrapeOptions(options)));
         return {
           success: true,
           data: toFirecrawlDocument(priced.document, prices.syncRequest + priced.extras),

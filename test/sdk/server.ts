@@ -2,11 +2,12 @@
 // socket, running its jobs, with the echo job kinds and their test routes, a loopback website and
 // the video-platform replay server as the outside world.
 import type http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { type JobProcessing, startJobProcessing } from '../../src/jobs/processing.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Loopback, startServer } from '../support/loopback.js';
 import { quietLogger } from '../support/quiet-logger.js';
+import { freePort } from '../support/sockets.js';
 import { registerTestKinds, testJobRoutes } from '../support/test-kinds.js';
 import { startYouTubeReplay, type YouTubeReplay } from '../support/youtube-replay.js';
 
@@ -91,16 +92,4 @@ export async function startClientTestServer(
       await replay.close();
     },
   };
-}
-
-/** A loopback port nobody listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }

@@ -75,8 +75,13 @@ export function sizingJob<T>(charges: Charges, request: FastifyRequest, work: ()
 
 /** 202 {jobId} with the credit headers of an accepted job (nothing charged yet, what is held). */
 export function sendJobAccepted(reply: FastifyReply, jobId: string, credits: JobCredits): FastifyReply {
+  jobCreditHeaders(reply, credits);
+  return reply.code(202).send({ jobId });
+}
+
+/** What accepting a job did to the balance: nothing charged yet, what is held, what remains. */
+export function jobCreditHeaders(reply: FastifyReply, credits: JobCredits): void {
   reply.header('X-Credits-Charged', '0');
   reply.header('X-Credits-Held', String(credits.held));
   reply.header('X-Credits-Remaining', String(credits.remaining));
-  return reply.code(202).send({ jobId });
 }

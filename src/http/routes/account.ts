@@ -1,7 +1,8 @@
 // The caller's account and balance, and its credit history.
+
 import { Type } from '@sinclair/typebox';
 import { transactionTypes } from '../../billing/ledger.js';
-import { MAX_BUCKETS } from '../../billing/usage.js';
+import { MAX_BUCKETS, thisMonth } from '../../billing/usage.js';
 import { mcpTool } from '../../mcp/tools.js';
 import type { HttpContext } from '../context.js';
 import { principal } from '../plugins/auth.js';
@@ -77,8 +78,7 @@ export const accountRoutes: RoutePlugin<Pick<HttpContext, 'accounts' | 'usage'>>
     },
     async (request) => {
       const { accountId } = principal(request);
-      const now = new Date();
-      const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+      const monthStart = thisMonth().startMs;
       const [account, used] = await Promise.all([
         accounts.getAccount(accountId),
         usage.spentSince(accountId, monthStart),

@@ -1,6 +1,7 @@
 // Web data: scrape a page to Markdown, map a site's links (synchronous, 1 credit each), and crawl
 // a site (a job; polled at GET /v1/web/crawl/{jobId}).
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { prices } from '../../billing/prices.js';
 import { mcpTool } from '../../mcp/tools.js';
 import {
@@ -11,11 +12,13 @@ import {
 } from '../../sources/web/batch-scrape-job.js';
 import { CRAWL_KIND, CrawlBody, crawlInput } from '../../sources/web/crawl-job.js';
 import { crawlPoll } from '../../sources/web/crawl-poll.js';
+import type { PricedDocument } from '../../sources/web/documents.js';
 import { MAX_SEARCH_LENGTH } from '../../sources/web/map-search.js';
 import {
   maxScrapeExtras,
   type ScrapeOptionsInput,
   ScrapeOptionsSchema,
+  type ScrapeRequest,
   scrapeRequest,
   storedScrapeRequest,
 } from '../../sources/web/scrape-options.js';
@@ -66,6 +69,30 @@ const ScrapeBody = Type.Object(
 
 type WebDeps = Pick<HttpContext, 'web' | 'fetcher' | 'jobs' | 'charges' | 'config'>;
 
+/**
+ * A scrape with formats, paid: the most it may cost held first, a cached answer charged what it cost
+ * then, and what was made settled (our route and Firecrawl's both answer from it).
+ */
+export function paidScrape(
+  { web, charges }: Pick<HttpContext, 'web' | 'charges'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  url: string,
+  ask: ScrapeRequest,
+): Promise<PricedDocument> {
+  const { accountId } = principal(request);
+  return paidAnswer(
+    charges,
+    request,
+    reply,
+    prices.syncRequest + maxScrapeExtras(ask),
+    { operation: 'scrape', description: 'Scrape' },
+    () => web.documents.peek(url, ask),
+    () => web.documents.scrape(url, ask, { accountId }),
+    (answer) => prices.syncRequest + answer.extras,
+  );
+}
+
 export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
   const { web, fetcher, charges } = deps;
   /** A job whose pages need the language model is refused at once (503) on a server without one. */
@@ -98,18 +125,7 @@ export const webRoutes: RoutePlugin<WebDeps> = async (app, deps) => {
     async (request, reply) => {
       const { url, ...options } = request.body;
       fetcher.checkUrl(url, 'url');
-      const ask = scrapeRequest(options);
-      const { accountId } = principal(request);
-      const priced = await paidAnswer(
-        charges,
-        request,
-        reply,
-        prices.syncRequest + maxScrapeExtras(ask),
-        { operation: 'scrape', description: 'Scrape' },
-        () => web.documents.peek(url, ask),
-        () => web.documents.scrape(url, ask, { accountId }),
-        (answer) => prices.syncRequest + answer.extras,
-      );
+      const priced = await paidScrape(deps, request, reply, url, scrapeRequest(options));
       return priced.document;
     },
   );

@@ -1,7 +1,7 @@
 // How a crawl job looks to its owner: its poll answer (GET /v1/web/crawl/{jobId}, and its webhooks'
 // data) and its result as GET /v1/jobs/{jobId} shows it.
 import { Type } from '@sinclair/typebox';
-import type { JobPoll } from '../../jobs/types.js';
+import type { JobPoll, JobRow } from '../../jobs/types.js';
 import {
   asObj,
   ErrorTextSchema,
@@ -24,6 +24,10 @@ function ownerResult(stored: unknown): unknown {
   if (result?.stoppedBy === 'stopped') result.stoppedBy = 'cancel';
   return result;
 }
+
+/** `scraping` until a crawl ends, as the hosted APIs (and their SDKs) name its running states. */
+export const crawlStatus = (job: JobRow) =>
+  job.status === 'queued' || job.status === 'active' ? 'scraping' : job.status;
 
 /**
  * The crawl shape: a slice of the pages scraped so far (also while it runs), `next` while more
@@ -56,8 +60,7 @@ export const crawlPoll: JobPoll = {
     const r = asObj(ownerResult(storedResult(job)));
     const page = opts.page;
     return {
-      // `scraping` until it ends, as the hosted API (and its SDKs) name a crawl's running states.
-      status: job.status === 'queued' || job.status === 'active' ? 'scraping' : job.status,
+      status: crawlStatus(job),
       pages: page?.items ?? [],
       total: page?.total ?? (r.pagesScraped as number) ?? 0,
       failures: (r.failures as unknown[]) ?? [],
