@@ -49,7 +49,7 @@ function site(delayMs: number): http.RequestListener {
 
 export async function startClientTestServer(
   overrides: Record<string, string> = {},
-  opts: { siteDelayMs?: number; publicUrlIsSelf?: boolean } = {},
+  opts: { siteDelayMs?: number; publicUrlIsSelf?: boolean; everyWebHostIsSite?: boolean } = {},
 ): Promise<ClientTestServer> {
   const web = await startServer(site(opts.siteDelayMs ?? 2));
   const replay = await startYouTubeReplay();
@@ -59,6 +59,8 @@ export async function startClientTestServer(
     {
       ...(port && { UNFURL_PUBLIC_URL: `http://127.0.0.1:${port}` }),
       UNFURL_ALLOW_PRIVATE_NETWORK: 'true',
+      // Docs' examples name https://example.com/…: every web host then reaches the loopback website.
+      ...(opts.everyWebHostIsSite && { UNFURL_UPSTREAM_WEB: web.url }),
       UNFURL_UPSTREAM_YOUTUBE: replay.url,
       UNFURL_UPSTREAM_RETRY_BASE_MS: '1',
       UNFURL_JOB_POLL_MS: '50',
