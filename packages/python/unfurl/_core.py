@@ -92,7 +92,7 @@ def settings(
 class Request:
     method: str
     path: str
-    params: list[tuple[str, str]]
+    params: tuple[tuple[str, str], ...]
     json: Any
     headers: dict[str, str]
     #: "json", "text" (an Atom feed) or "bytes" (a stored file): how a success answer is read.
@@ -140,7 +140,7 @@ def build_request(
                 continue
             values = value if isinstance(value, (list, tuple)) else [value]
             params.extend((name, _query_value(v)) for v in values)
-    return Request(spec.method, path, params, body, headers, read_as)
+    return Request(spec.method, path, tuple(params), body, headers, read_as)
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -176,8 +176,10 @@ class File:
 
 def _int_header(headers: Mapping[str, str], name: str) -> int | None:
     value = headers.get(name)
+    if not value:
+        return None
     try:
-        return int(value) if value not in (None, "") else None
+        return int(value)
     except ValueError:
         return None
 
