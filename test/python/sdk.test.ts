@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonWith } from '../../scripts/python.js';
 import { type ClientTestServer, startClientTestServer } from '../sdk/server.js';
+import { BEARER, startXReplay, type XReplay } from '../sources/x/replay.js';
 import { CONSTRUCTED_CHANNEL } from '../support/youtube-replay.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -23,6 +24,7 @@ if (!python && process.env.CI === 'true') {
 
 let s: ClientTestServer;
 let limited: ClientTestServer;
+let x: XReplay;
 let apiKey: string;
 
 function pythonEnv(): NodeJS.ProcessEnv {
@@ -58,11 +60,14 @@ describe.skipIf(!python)(
   `unfurl for Python${python ? '' : ' — skipped: no python3 with httpx and pytest'}`,
   () => {
     beforeAll(async () => {
+      x = await startXReplay();
       [s, limited] = await Promise.all([
         startClientTestServer(
           {
             // A dead provider address: extract and describe are accepted as jobs, and fail.
             UNFURL_AI_BASE_URL: 'http://127.0.0.1:9/v1',
+            UNFURL_UPSTREAM_X: x.url,
+            UNFURL_X_BEARER_TOKEN: BEARER,
             UNFURL_MONITOR_MIN_INTERVAL: '1s',
             UNFURL_MONITOR_POLL_MS: '50',
             UNFURL_ACCOUNT_MAX_MONITOR_CHECKS_PER_HOUR: '100000',
@@ -79,6 +84,7 @@ describe.skipIf(!python)(
     afterAll(async () => {
       await s?.close();
       await limited?.close();
+      await x?.close();
     });
 
     it('passes its pytest suite against the server', async () => {

@@ -50,3 +50,19 @@ def test_video_and_transcript_batches(client: Unfurl) -> None:
     job_id = client.vidsite.transcript_batch(video_ids=[VIDEO], text=True)["jobId"]
     (only,) = list(client.vidsite.iter_batch(job_id, interval=0.1))
     assert only["videoId"] == VIDEO
+
+
+def test_a_microblog_post_and_its_metadata(client: Unfurl) -> None:
+    url = "https://twitter.com/SpaceX/status/1848831595014459513"
+    post = client.microblog.post(url)
+    assert post["id"] == "1848831595014459513" and post["author"]
+    assert client.metadata(url)["platform"] == "twitter"
+
+
+def test_describe_and_ocr_run_as_jobs(client: Unfurl) -> None:
+    video = f"https://www.youtube.com/watch?v={VIDEO}"
+    for start, status in ((client.video.describe, client.video.describe_status), (client.video.ocr, client.video.ocr_status)):
+        accepted = start(url=video)
+        ended = client.jobs.wait(accepted["jobId"], interval=0.1, raise_on_failure=False)
+        assert ended["status"] in ("completed", "failed")
+        assert status(accepted["jobId"])["status"] == ended["status"]

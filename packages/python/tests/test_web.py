@@ -66,3 +66,10 @@ def test_web_search_without_searxng_and_a_missing_file(client: Unfurl) -> None:
         client.web.search(query="unfurl")
     with pytest.raises(NotFoundError):
         client.files.get("file_missing")
+
+
+def test_a_screenshot_is_a_stored_file(client: Unfurl, site: str) -> None:
+    document = client.web.scrape_document(url=f"{site}/docs/p/5", formats=["screenshot"])
+    file_id = document["screenshot"].rsplit("/", 1)[-1]
+    stored = client.files.get(file_id)
+    assert stored.content_type == "image/png" and stored.content.startswith(b"\x89PNG")
