@@ -13,10 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FIRECRAWL_TAG } from '../src/firecrawl/paths.js';
-import { servedDocument } from './sdk-routes.js';
+import { sdkOperations, servedDocument } from './sdk-routes.js';
 
-const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const WIDTH = 100;
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON Schema as /openapi.json writes it
@@ -235,69 +233,65 @@ const jsonSchemaOf = (content?: Record<string, { schema?: Schema }>) => content?
 /** Every operation our SDK reaches, with its generated types written into `types`. */
 function operations(doc: PythonDocument, types: TypeWriter): PyOperation[] {
   const out: PyOperation[] = [];
-  for (const [opPath, ops] of Object.entries(doc.paths ?? {})) {
-    for (const method of HTTP_METHODS) {
-      const op = ops?.[method];
-      if (!op || op.tags?.includes(FIRECRAWL_TAG)) continue;
-      const name = op.operationId;
-      if (!name) throw new Error(`${method.toUpperCase()} ${opPath}: no operationId`);
-      const base = pascal(name);
-      const body = jsonSchemaOf(op.requestBody?.content);
-      const into = body ? 'json' : 'query';
-      let properties: Record<string, Schema> = {};
-      let required: string[] = [];
-      if (body) {
-        properties = body.properties ?? {};
-        required = body.required ?? [];
-      } else {
-        for (const p of op.parameters ?? []) {
-          if (p.in !== 'query') continue;
-          properties[p.name] = { ...p.schema, ...(p.description && { description: p.description }) };
-          if (p.required) required.push(p.name);
-        }
+  for (const { path: opPath, method, op } of sdkOperations(doc)) {
+    const name = op.operationId;
+    if (!name) throw new Error(`${method} ${opPath}: no operationId`);
+    const base = pascal(name);
+    const body = jsonSchemaOf(op.requestBody?.content);
+    const into = body ? 'json' : 'query';
+    let properties: Record<string, Schema> = {};
+    let required: string[] = [];
+    if (body) {
+      properties = body.properties ?? {};
+      required = body.required ?? [];
+    } else {
+      for (const p of op.parameters ?? []) {
+        if (p.in !== 'query') continue;
+        properties[p.name] = { ...p.schema, ...(p.description && { description: p.description }) };
+        if (p.required) required.push(p.name);
       }
-      // Two spellings of one argument (packageId and package_id): Python gets one, the API's own
-      // snake_case one where there is one.
-      const seen = new Map<string, string>();
-      for (const wire of Object.keys(properties)) {
-        const py = snakeName(wire);
-        const other = seen.get(py);
-        if (other === undefined || wire === py) seen.set(py, wire);
-      }
-      const kept = new Set(seen.values());
-      properties = Object.fromEntries(Object.entries(properties).filter(([wire]) => kept.has(wire)));
-      required = required.map((wire) => seen.get(snakeName(wire)) ?? wire);
-      const renamed: Record<string, string> = {};
-      for (const [py, wire] of seen) if (py !== wire) renamed[py] = wire;
-      let paramsType: string | null = null;
-      if (Object.keys(properties).length > 0) {
-        paramsType = `${base}Params`;
-        types.alias(paramsType, types.typedDict(paramsType, properties, required, undefined, snakeName));
-      }
-      const responseType = `${base}Response`;
-      const answers: string[] = [];
-      for (const [status, res] of Object.entries(op.responses ?? {})) {
-        if (!status.startsWith('2')) continue;
-        const content = res.content ?? {};
-        const json = jsonSchemaOf(content);
-        // The first success answer's shape takes the operation's name; others add their status.
-        const hint = answers.length === 0 ? responseType : `${responseType}${status}`;
-        if (json) answers.push(json.type === 'string' ? 'str' : types.annotation(json, hint));
-        else if (Object.keys(content).length > 0) answers.push('bytes');
-      }
-      types.alias(responseType, answers.length ? union(answers) : 'None');
-      out.push({
-        name,
-        method: method.toUpperCase(),
-        path: opPath,
-        into,
-        renamed,
-        paramsType,
-        responseType,
-        jobKinds: op['x-job-kinds'] ?? [],
-        paged: op['x-paged'] === true,
-      });
     }
+    // Two spellings of one argument (packageId and package_id): Python gets one, the API's own
+    // snake_case one where there is one.
+    const seen = new Map<string, string>();
+    for (const wire of Object.keys(properties)) {
+      const py = snakeName(wire);
+      const other = seen.get(py);
+      if (other === undefined || wire === py) seen.set(py, wire);
+    }
+    const kept = new Set(seen.values());
+    properties = Object.fromEntries(Object.entries(properties).filter(([wire]) => kept.has(wire)));
+    required = required.map((wire) => seen.get(snakeName(wire)) ?? wire);
+    const renamed: Record<string, string> = {};
+    for (const [py, wire] of seen) if (py !== wire) renamed[py] = wire;
+    let paramsType: string | null = null;
+    if (Object.keys(properties).length > 0) {
+      paramsType = `${base}Params`;
+      types.alias(paramsType, types.typedDict(paramsType, properties, required, undefined, snakeName));
+    }
+    const responseType = `${base}Response`;
+    const answers: string[] = [];
+    for (const [status, res] of Object.entries(op.responses ?? {})) {
+      if (!status.startsWith('2')) continue;
+      const content = res.content ?? {};
+      const json = jsonSchemaOf(content);
+      // The first success answer's shape takes the operation's name; others add their status.
+      const hint = answers.length === 0 ? responseType : `${responseType}${status}`;
+      if (json) answers.push(json.type === 'string' ? 'str' : types.annotation(json, hint));
+      else if (Object.keys(content).length > 0) answers.push('bytes');
+    }
+    types.alias(responseType, answers.length ? union(answers) : 'None');
+    out.push({
+      name,
+      method,
+      path: opPath,
+      into,
+      renamed,
+      paramsType,
+      responseType,
+      jobKinds: op['x-job-kinds'] ?? [],
+      paged: op['x-paged'] === true,
+    });
   }
   return out;
 }

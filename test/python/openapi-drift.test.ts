@@ -15,13 +15,12 @@ import {
   snakeName,
   syncClientSource,
 } from '../../scripts/sdk-python.js';
-import { FIRECRAWL_TAG } from '../../src/firecrawl/paths.js';
+import { sdkOperations } from '../../scripts/sdk-routes.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pkg = path.join(root, PYTHON_PACKAGE);
 const read = (name: string) => fs.readFileSync(path.join(pkg, name), 'utf8');
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 let t: TestApp;
 let doc: PythonDocument;
@@ -33,11 +32,7 @@ beforeAll(async () => {
   const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
   expect(res.statusCode).toBe(200);
   doc = res.json() as PythonDocument;
-  published = Object.entries(doc.paths ?? {}).flatMap(([p, ops]) =>
-    Object.entries(ops ?? {})
-      .filter(([m, op]) => METHODS.includes(m) && !op?.tags?.includes(FIRECRAWL_TAG))
-      .map(([m]) => `${m.toUpperCase()} ${p}`),
-  );
+  published = sdkOperations(doc).map((o) => `${o.method} ${o.path}`);
 });
 afterAll(async () => {
   await t?.close();

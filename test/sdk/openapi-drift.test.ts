@@ -7,11 +7,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pagedKinds, pollRouteOfKind, routes } from '../../packages/sdk/src/routes.js';
-import { type RoutesDocument, SDK_ROUTES_FILE, sdkRoutesSource } from '../../scripts/sdk-routes.js';
-import { FIRECRAWL_TAG } from '../../src/firecrawl/paths.js';
+import {
+  type RoutesDocument,
+  SDK_ROUTES_FILE,
+  sdkOperations,
+  sdkRoutesSource,
+} from '../../scripts/sdk-routes.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sdkSrc = path.join(root, 'packages/sdk/src');
 
@@ -26,11 +29,7 @@ beforeAll(async () => {
   expect(res.statusCode).toBe(200);
   doc = res.json() as RoutesDocument;
   // Firecrawl's API (its own tag) is for Firecrawl's clients: our SDK leaves it out.
-  published = Object.entries(doc.paths ?? {}).flatMap(([p, ops]) =>
-    Object.entries(ops ?? {})
-      .filter(([m, op]) => METHODS.includes(m) && !op?.tags?.includes(FIRECRAWL_TAG))
-      .map(([m]) => `${m.toUpperCase()} ${p}`),
-  );
+  published = sdkOperations(doc).map((o) => `${o.method} ${o.path}`);
 });
 afterAll(async () => {
   await t?.close();
