@@ -108,7 +108,13 @@ it(`reports each published video once per monitor through a kill -9 (${distribut
       key,
       body: { kind: 'channel', target: CHANNEL, every: `${EVERY_MS}ms`, webhookUrl: hookUrl },
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // A failure says why in the server's own log.
+    const errors = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => /"level":(50|60)/.test(line));
+    expect(res.status, `${JSON.stringify(res.body)}\n${errors().join('\n')}`).toBe(201);
     ids.push(res.body.id as string);
   }
   await until('every baseline', async () => ((await checksDone()) >= MONITORS ? true : undefined), 60_000);

@@ -57,18 +57,13 @@ with Unfurl() as client:
 `;
 
 describe.skipIf(!python)(`the Python SDK's types${python ? '' : ' — skipped: no python3 with mypy'}`, () => {
-  it('pass mypy --strict', async () => {
-    const { code, output } = await mypy('unfurl');
-    expect(output).toBe('');
-    expect(code).toBe(0);
-  }, 150_000);
-
-  it("catch a caller's mistakes", async () => {
+  it("pass mypy --strict, and catch a caller's mistakes", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unfurl-mypy-'));
     try {
       const file = path.join(dir, 'caller.py');
       fs.writeFileSync(file, CALLER);
-      const { code, output } = await mypy(file);
+      // One run over both (mypy's start-up is most of its time): the package itself has no error.
+      const { code, output } = await mypy('unfurl', file);
       expect(code).toBe(1);
       const errors = output.trim().split('\n');
       expect(errors).toHaveLength(3);

@@ -212,7 +212,15 @@ export class BrowserPool {
       const browser = await this.launched(); // a first launch does not count against the time limit
       const deadline = AbortSignal.timeout(limitMs);
       const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
-      return await this.renderWith(browser, target, plan, signal, opts, limitMs);
+      try {
+        return await this.renderWith(browser, target, plan, signal, opts, limitMs);
+      } catch (err) {
+        // The browser's process died under this render (it crashed, or was killed; its `disconnected`
+        // has dropped it, so launched() starts a new one): the page is asked for once more, within
+        // the same time limit. Not a render with actions: its scripts may have acted on the site.
+        if (browser.isConnected() || plan.actions.length > 0 || signal.aborted || this.closed) throw err;
+        return await this.renderWith(await this.launched(), target, plan, signal, opts, limitMs);
+      }
     } finally {
       release();
     }
