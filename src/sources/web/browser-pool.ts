@@ -397,7 +397,12 @@ export class BrowserPool {
       .catch(() => {});
     const extras = await this.act(page, plan, activity, signal);
     // (A script that navigated at the last moment: content() takes the document it navigated to.)
-    const html = await content(page, this.settleMs);
+    const html = await content(page, this.settleMs).catch((err: unknown) => {
+      // A page that cannot be read after its script's navigation was refused or failed: that
+      // navigation is the answer (a refused address is the caller's 400), not the read.
+      finalDocument(url, page.url(), main.last);
+      throw err;
+    });
     return { html, url: page.url(), ...finalDocument(url, page.url(), main.last), ...extras };
   }
 
