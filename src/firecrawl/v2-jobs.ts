@@ -98,15 +98,22 @@ export const firecrawlV2JobRoutes: RoutePlugin<FirecrawlJobRouteDeps> = async (a
     },
     async (request) => {
       const { accountId } = principal(request);
-      const crawls = [];
-      for (const status of ['active', 'queued'] as const) {
+      const crawls = new Map<string, { id: string; teamId: string; url: string; options: null }>();
+      // Queued first, then active: the order jobs move in, so a crawl that starts between the two
+      // reads is in the second (read the other way round, it would be in neither).
+      for (const status of ['queued', 'active'] as const) {
         const { rows } = await deps.jobs.service.list(accountId, { status, limit: 100, offset: 0 });
         for (const job of rows) {
           if (job.kind !== CRAWL_KIND) continue;
-          crawls.push({ id: job.id, teamId: accountId, url: String(job.input_url ?? ''), options: null });
+          crawls.set(job.id, {
+            id: job.id,
+            teamId: accountId,
+            url: String(job.input_url ?? ''),
+            options: null,
+          });
         }
       }
-      return { success: true, crawls };
+      return { success: true, crawls: [...crawls.values()] };
     },
   );
 
